@@ -1,0 +1,35 @@
+# Everyday entry points. Each target is one command; see README.md.
+# The sanitizer builds use their own scratch folders so they never disturb the ordinary .build.
+
+SWIFT ?= swift
+
+.PHONY: test main bench asan crash-long tsan
+
+# Build and run every test, then the engine tests again without io_uring.
+test:
+	bash scripts/test.sh
+
+# Build the benchmark harness (release) and run it at quick sizes.
+main:
+	bash scripts/run-main.sh
+
+# The benchmark harness at full sizes (1,000,000 objects, 2,000 single-object commits).
+bench:
+	bash scripts/setup.sh
+	$(SWIFT) build -c release --product columnar-bench
+	"$$($(SWIFT) build -c release --show-bin-path)/columnar-bench"
+
+# Damaged-file tests under AddressSanitizer: a bad file must give an error, never an out-of-bounds read.
+asan:
+	bash scripts/setup.sh
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter DamagedFileTests
+
+# The crash-recovery test with many more simulated power cuts than the default run.
+crash-long:
+	bash scripts/setup.sh
+	COLUMNAR_CRASH_ITERATIONS=2000 $(SWIFT) test --filter CrashRecoveryTests
+
+# Readers and writers together under ThreadSanitizer.
+tsan:
+	bash scripts/setup.sh
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests

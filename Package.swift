@@ -1,0 +1,49 @@
+// swift-tools-version:6.1
+// Columnar: an embedded object database for Swift on Linux.
+// Layers point down only: Columnar -> QueryVM -> CColumnar (see docs/Architecture.md).
+import PackageDescription
+
+let package = Package(
+    name: "Columnar",
+    products: [
+        .library(name: "Columnar", targets: ["Columnar"]),
+        .executable(name: "columnar-bench", targets: ["columnar-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The storage engine in C11: file format, arrays, tables, MVCC, commit path, lock file.
+        .target(
+            name: "CColumnar",
+            cSettings: [
+                .define("_GNU_SOURCE"),
+                .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter", "-fno-strict-aliasing"]),
+            ],
+            linkerSettings: [.linkedLibrary("uring"), .linkedLibrary("pthread")]
+        ),
+        // The system SQLite, for side-by-side benchmarks and differential tests.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "QueryVM", dependencies: ["CColumnar"]),
+        .target(name: "Columnar", dependencies: ["QueryVM", "CColumnar"]),
+        .executableTarget(
+            name: "columnar-bench",
+            dependencies: [
+                "Columnar", "CColumnar", "CSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Test support: temporary databases, seeded random data, child processes.
+        .target(name: "ColumnarTestSupport", dependencies: ["CColumnar"], path: "Tests/ColumnarTestSupport"),
+        // A child process for crash and multi-process tests (killed at random, run twice at once).
+        .executableTarget(
+            name: "ColumnarTestWorker", dependencies: ["CColumnar"], path: "Tests/ColumnarTestWorker"),
+        .testTarget(
+            name: "CColumnarTests",
+            dependencies: ["CColumnar", "ColumnarTestSupport", "ColumnarTestWorker"]
+        ),
+        .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
+        .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport"]),
+    ],
+    cLanguageStandard: .c11
+)

@@ -1,0 +1,191 @@
+/*
+ * format.h — the on-disk format of a Columnar file, written down beside the structs that hold it.
+ * docs/FileFormat.md says the same in prose. Every multi-byte integer is little-endian (the engine refuses to
+ * build on big-endian hosts). Every on-disk enum reserves 0 as invalid.
+ *
+ * FILE LAYOUT
+ *
+ *   0        4096                                                      used_size        file size
+ *   +--------+---------------------------------------------------------+----------------+
+ *   | header | nodes (8-byte aligned), free space between them         | preallocated   |
+ *   +--------+---------------------------------------------------------+----------------+
+ *
+ * HEADER (offset 0, 4096 bytes reserved; only the first 128 are used)
+ *
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 magic "CLMNRDB1"
+ *        8    4 format version (COLUMNAR_FORMAT_VERSION)
+ *       12    4 header size in bytes (4096)
+ *       16    1 selector: which slot is current (0 or 1)
+ *       17   15 reserved, zero
+ *       32   48 slot 0 (struct cf_slot)
+ *       80   48 slot 1 (struct cf_slot)
+ *
+ * SLOT (48 bytes): a committed version. A commit writes the inactive slot and flips the selector in one write,
+ * after the nodes it points to are durable. On open, a slot whose checksum fails is ignored; if the selected
+ * slot is bad the other one is used; if the selector byte is neither 0 nor 1 the valid slot with the higher
+ * version is used.
+ *
+ *   OFFSET SIZE DESCRIPTION
+ *        0    8 top ref: file offset of the top node
+ *        8    8 version number (1 for the first commit; never 0 in a valid slot)
+ *       16    8 used size: bytes from the file start to the end of the last node of this version
+ *       24    8 free-list summary: bytes on the free list (informational; verified against the list)
+ *       32    4 reserved, zero
+ *       36    4 reserved, zero
+ *       40    4 reserved, zero
+ *       44    4 CRC-32C of bytes 0..43 of the slot
+ *
+ * NODE: every structure after the header is a node: a 16-byte header then a payload, padded to a multiple of
+ * 8 bytes. A ref is the file offset of a node header; ref 0 means "none".
+ *
+ *   OFFSET SIZE DESCRIPTION
+ *        0    4 CRC-32C of bytes 4 .. end of payload (padding excluded)
+ *        4    1 encoding (columnar_encoding: 1 packed int, 2 refs, 3 float, 4 double, 5 bytes, 6 fixed,
+ *               7 short strings)
+ *        5    1 width: packed int bits (0,1,2,4,8,16,32,64); fixed and short-string element bytes; 64 for refs
+ *               and doubles, 32 for floats, 8 for bytes
+ *        6    1 role (enum cf_role): what the node is, for validation and inspection
+ *        7    1 role detail: the column value type (columnar_type) for COLUMN/VALUES nodes, else 0
+ *        8    4 count: elements (bytes for BYTES)
+ *       12    4 reserved, zero
+ *       16    - payload: PACKED_INT: ceil(count*width/8) bytes, element i at bit i*width, little-endian
+ *               within 64-bit words; widths 0,1,2,4 are unsigned, 8..64 signed two's complement.
+ *               REFS: count x u64. FLOAT/DOUBLE: count x IEEE 754. BYTES: count bytes. FIXED: count x width
+ *               bytes. SHORT_STRINGS: count slots of width bytes (width 4, 8, 16 or 32); a slot holds the
+ *               string's bytes then zero padding, and its last byte is (width - 1 - length).
+ *
+ * STRUCTURE (every arrow is a ref; "INT[...]" is a packed-int node)
+ *
+ *   TOP (REFS, 6): [0] META INT[version, cluster_size, next_table_hint, 0...]
+ *                  [1] SCHEMA (BYTES, format below)
+ *                  [2] TABLES (REFS, one per table id; 0 for a removed table)
+ *                  [3] FREE_POS INT[]  [4] FREE_SIZE INT[]  [5] FREE_VERSION INT[]  (sorted by position)
+ *   TABLE (REFS, 3): [0] META INT[object_count, next_key]   [1] tree root (INNER or CLUSTER, 0 if empty)
+ *                    [2] INDEXES (REFS, one per column id: index tree root or 0), or 0 when no column is indexed
+ *   INNER (REFS, 1+n): [0] KEYS INT[first key of each child] then n children (all INNER or all CLUSTER)
+ *   CLUSTER (REFS, 1+c): [0] KEYS INT[object keys, ascending], then one COLUMN per column id (0 = all default)
+ *   COLUMN (REFS, role detail = value type): the values of `count` rows/elements:
+ *        INT, BOOL, LINK:          [0] VALUES INT                                 [1] NULLS or 0
+ *        FLOAT / DOUBLE:           [0] VALUES FLOAT / DOUBLE                      [1] NULLS or 0
+ *        STRING, BINARY:           [0] VALUES SHORT_STRINGS, or VALUES INT of end offsets, [1] BLOB BYTES
+ *                                  [2] NULLS or 0   (short form: [1] is 0)
+ *        TIMESTAMP:                [0] VALUES INT seconds  [1] VALUES INT nanoseconds   [2] NULLS or 0
+ *        OBJECTID, UUID, DECIMAL:  [0] VALUES FIXED (12/16/16 bytes)              [1] NULLS or 0
+ *        collections and backlinks: [0] VALUES REFS (collection root per row, 0 = empty)  [1] 0
+ *      NULLS is a packed int array of `count` entries, 1 = null; a column without nulls stores ref 0.
+ *   Collection root: a COLUMN of up to CF_COLL_LEAF_MAX elements, or LIST_INNER (REFS, 1+n):
+ *        [0] INT[cumulative element count after each child] then n children (COLUMN or LIST_INNER).
+ *        A dictionary is DICT (REFS, 2): [0] keys collection (STRING, sorted) [1] values collection.
+ *   Search index: a tree like a table's (INNER/CLUSTER) keyed by the 64-bit hash of the value, with two
+ *        columns: [0] INT first object key with that hash, [1] list of further object keys (REFS per row).
+ *
+ * SCHEMA (BYTES): u32 table_count, then per table:
+ *     u8 name_len, name, u8 flags (1 = removed), u32 primary_key_col (0xFFFFFFFF none), u32 column_count,
+ *     then per column: u8 name_len, name, u8 type, u8 collection, u8 flags (1 nullable, 2 indexed,
+ *     4 backlink (hidden), 8 removed), u32 target_table, u32 origin_table, u32 origin_column.
+ */
+#ifndef COLUMNAR_FORMAT_H
+#define COLUMNAR_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "Columnar's file format is little-endian and this engine reads it in place: big-endian hosts are unsupported"
+#endif
+
+#define CF_MAGIC "CLMNRDB1"
+#define CF_MAGIC_BYTES 8
+#define CF_FORMAT_VERSION 1u
+#define CF_HEADER_BYTES 4096u
+#define CF_NODE_HEADER_BYTES 16u
+#define CF_COLL_LEAF_MAX 1000u     /* elements per collection leaf */
+#define CF_INNER_FANOUT 256u       /* children per INNER / LIST_INNER node when written */
+#define CF_MAX_TREE_DEPTH 24u      /* deeper trees are treated as corrupt (guards against ref cycles) */
+
+/* A committed version, two of which live in the header. */
+typedef struct cf_slot {
+    uint64_t top_ref;
+    uint64_t version;
+    uint64_t used_size;
+    uint64_t free_bytes;
+    uint32_t reserved[3];
+    uint32_t checksum;
+} cf_slot;
+_Static_assert(sizeof(cf_slot) == 48, "cf_slot is 48 bytes on disk");
+_Static_assert(offsetof(cf_slot, version) == 8, "slot version at 8");
+_Static_assert(offsetof(cf_slot, used_size) == 16, "slot used_size at 16");
+_Static_assert(offsetof(cf_slot, free_bytes) == 24, "slot free_bytes at 24");
+_Static_assert(offsetof(cf_slot, checksum) == 44, "slot checksum at 44");
+
+/* The first 128 bytes of the file. */
+typedef struct cf_header {
+    char magic[CF_MAGIC_BYTES];
+    uint32_t format_version;
+    uint32_t header_bytes;
+    uint8_t selector;
+    uint8_t reserved[15];
+    cf_slot slots[2];
+} cf_header;
+_Static_assert(sizeof(cf_header) == 128, "cf_header is 128 bytes on disk");
+_Static_assert(offsetof(cf_header, format_version) == 8, "format version at 8");
+_Static_assert(offsetof(cf_header, header_bytes) == 12, "header size at 12");
+_Static_assert(offsetof(cf_header, selector) == 16, "selector at 16");
+_Static_assert(offsetof(cf_header, slots) == 32, "slots at 32");
+
+/* What a node is. Stored in the node header; 0 is invalid. */
+typedef enum cf_role {
+    CF_ROLE_TOP = 1,
+    CF_ROLE_META = 2,
+    CF_ROLE_SCHEMA = 3,
+    CF_ROLE_TABLES = 4,
+    CF_ROLE_FREE_POS = 5,
+    CF_ROLE_FREE_SIZE = 6,
+    CF_ROLE_FREE_VERSION = 7,
+    CF_ROLE_TABLE = 8,
+    CF_ROLE_INDEXES = 9,
+    CF_ROLE_INNER = 10,
+    CF_ROLE_CLUSTER = 11,
+    CF_ROLE_KEYS = 12,
+    CF_ROLE_COLUMN = 13,
+    CF_ROLE_VALUES = 14,
+    CF_ROLE_BLOB = 15,
+    CF_ROLE_NULLS = 16,
+    CF_ROLE_LIST_INNER = 17,
+    CF_ROLE_DICT = 18,
+    CF_ROLE_COUNT_ = 19,  /* one past the last role */
+} cf_role;
+
+/* The 16-byte header of every node. */
+typedef struct cf_node_header {
+    uint32_t checksum;
+    uint8_t encoding;
+    uint8_t width;
+    uint8_t role;
+    uint8_t role_detail;
+    uint32_t count;
+    uint32_t reserved;
+} cf_node_header;
+_Static_assert(sizeof(cf_node_header) == CF_NODE_HEADER_BYTES, "node header is 16 bytes");
+_Static_assert(offsetof(cf_node_header, encoding) == 4, "encoding at 4");
+_Static_assert(offsetof(cf_node_header, width) == 5, "width at 5");
+_Static_assert(offsetof(cf_node_header, role) == 6, "role at 6");
+_Static_assert(offsetof(cf_node_header, role_detail) == 7, "role detail at 7");
+_Static_assert(offsetof(cf_node_header, count) == 8, "count at 8");
+
+/* TOP node children. */
+enum { CF_TOP_META = 0, CF_TOP_SCHEMA = 1, CF_TOP_TABLES = 2, CF_TOP_FREE_POS = 3, CF_TOP_FREE_SIZE = 4,
+       CF_TOP_FREE_VERSION = 5, CF_TOP_CHILDREN = 6 };
+/* TOP META elements. */
+enum { CF_TOP_META_VERSION = 0, CF_TOP_META_CLUSTER_SIZE = 1, CF_TOP_META_COUNT = 2 };
+/* TABLE node children and META elements. */
+enum { CF_TABLE_META = 0, CF_TABLE_ROOT = 1, CF_TABLE_INDEXES = 2, CF_TABLE_CHILDREN = 3 };
+enum { CF_TABLE_META_OBJECT_COUNT = 0, CF_TABLE_META_NEXT_KEY = 1, CF_TABLE_META_COUNT = 2 };
+
+/* Schema flags. */
+enum { CF_TABLE_FLAG_REMOVED = 1 };
+enum { CF_COL_FLAG_NULLABLE = 1, CF_COL_FLAG_INDEXED = 2, CF_COL_FLAG_BACKLINK = 4, CF_COL_FLAG_REMOVED = 8 };
+#define CF_NO_COLUMN 0xFFFFFFFFu
+
+#endif /* COLUMNAR_FORMAT_H */

@@ -1,0 +1,534 @@
+/*
+ * columnar.h — the one public header of Columnar's storage engine.
+ *
+ * OVERVIEW
+ *
+ * A Columnar database is one file (plus a lock file beside it, "<path>.lock") holding tables of objects.
+ * Each object has a stable 64-bit key and one value per column; the values of one column are stored together
+ * in bit-packed arrays, a cluster of objects at a time, so a scan of one column touches only that column.
+ *
+ * The file is mapped read-only and shared. Readers follow refs (8-byte-aligned file offsets) straight into the
+ * mapping. A write transaction never writes through the mapping: it copies every node it changes into private
+ * memory, and its commit writes the new nodes to free space with one batched io_uring submission, makes them
+ * durable, then flips the header to the new root. Every commit makes a new version; a read transaction pins
+ * the version it started on and sees it unchanged until it ends (MVCC). Space a commit frees is reused only once
+ * no reader can still see it.
+ *
+ * Every function returns 0 (COLUMNAR_OK) on success or a negative error code: one of the COLUMNAR_E* codes
+ * below, or -errno where an operating-system call was the cause. columnar_strerror() names any code and
+ * columnar_last_error() gives the details (what, where, which source line found it) of the calling thread's
+ * most recent failure.
+ *
+ * CAVEATS
+ *
+ * 1. Threads. A columnar_db handle may be shared by threads. A transaction may not: use it from one thread at a
+ *    time, and commit or roll back a write transaction on the thread that began it (the writer lock is a
+ *    process-shared mutex owned by that thread). One write transaction at a time per file, across threads and
+ *    processes; begin_write blocks until the writer lock is free. Readers never block and are never blocked.
+ * 2. fork(). Do not use a columnar_db or transaction in a child process created by fork(); open the file again.
+ * 3. Mapping size. The engine reserves COLUMNAR_MAX_MAP_BYTES of address space per open file (nothing is
+ *    committed up front), and a file cannot grow past it. Pointers handed out (strings, binary values, column
+ *    arrays) stay valid while the file grows, until the transaction that produced them ends.
+ * 4. Durability. With COLUMNAR_DURABILITY_FULL a commit returns only after the new version is on stable storage
+ *    (two fdatasync calls). COLUMNAR_DURABILITY_UNSAFE skips them: a crash may lose recent commits (never mix
+ *    versions, as long as the storage does not reorder writes across the header), for tests and scratch data.
+ * 5. Failed transactions are poisoned. After an I/O or fsync failure inside a write transaction, every call on it
+ *    returns COLUMNAR_EPOISONED except columnar_txn_rollback().
+ * 6. The lock file must live on a local file system that supports shared mappings and process-shared robust
+ *    mutexes. Network file systems are not supported.
+ * 7. A crashed process's reader slots are reclaimed by checking whether its pid still exists; a pid reused by an
+ *    unrelated process keeps the slot (and so an old version's space) until that process exits.
+ */
+#ifndef COLUMNAR_H
+#define COLUMNAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Errors                                                                                                       */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** Success. */
+#define COLUMNAR_OK 0
+/** The file (or a node in it) is damaged: a structure read from disk failed validation. */
+#define COLUMNAR_ECORRUPT (-30901)
+/** The file is not a Columnar database (wrong magic number). */
+#define COLUMNAR_ENOTDB (-30902)
+/** The file was written by a format version this library cannot read. */
+#define COLUMNAR_EFORMAT (-30903)
+/** A caller error: wrong transaction kind, bad argument, an operation not valid in this state. */
+#define COLUMNAR_EMISUSE (-30904)
+/** No such table, column or object. */
+#define COLUMNAR_ENOTFOUND (-30905)
+/** A table or column of that name, an object with that key, or that primary key value exists already. */
+#define COLUMNAR_EEXISTS (-30906)
+/** A value of the wrong type for the column. */
+#define COLUMNAR_ETYPE (-30907)
+/** A null value for a column that is not nullable. */
+#define COLUMNAR_ENULL (-30908)
+/** An index outside a collection's bounds. */
+#define COLUMNAR_ERANGE (-30909)
+/** The transaction failed earlier (I/O or fsync error); only rollback is allowed. */
+#define COLUMNAR_EPOISONED (-30910)
+/** Beginning a write would exceed the configured maximum number of live versions. */
+#define COLUMNAR_EVERSIONS (-30911)
+/** The database was opened read-only. */
+#define COLUMNAR_EREADONLY (-30912)
+/** The lock file's reader table is full (too many concurrent read transactions). */
+#define COLUMNAR_EREADERS (-30913)
+/** A value, name or collection is larger than the format allows. */
+#define COLUMNAR_ETOOBIG (-30914)
+/** The database would grow past the reserved mapping (COLUMNAR_MAX_MAP_BYTES). */
+#define COLUMNAR_EMAPFULL (-30915)
+/** The lock file is damaged or of another version. */
+#define COLUMNAR_ELOCKFILE (-30916)
+
+/** Returns a static, human-readable name for any code this library returns (including -errno codes). */
+const char *columnar_strerror(int code);
+
+/** Details of the calling thread's most recent failure. Valid until the next failing call on this thread. */
+typedef struct columnar_error_info {
+    int code;             /**< the code that was returned */
+    const char *message;  /**< what went wrong, in a sentence, naming the table/column/object when known */
+    uint64_t ref;         /**< file offset involved (corruption), or 0 */
+    const char *source;   /**< "file.c:line" of the check that found it (corruption and misuse), or "" */
+} columnar_error_info;
+
+/** Returns the calling thread's last error details. Never NULL. */
+const columnar_error_info *columnar_last_error(void);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Values                                                                                                       */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** Value types of columns and collection elements. 0 is reserved (invalid); the numbers are stored on disk. */
+typedef enum columnar_type {
+    COLUMNAR_TYPE_INT = 1,        /**< int64, bit-packed on disk */
+    COLUMNAR_TYPE_BOOL = 2,
+    COLUMNAR_TYPE_FLOAT = 3,      /**< IEEE 754 binary32 */
+    COLUMNAR_TYPE_DOUBLE = 4,     /**< IEEE 754 binary64 */
+    COLUMNAR_TYPE_STRING = 5,     /**< UTF-8 bytes (not validated), up to COLUMNAR_MAX_VALUE_BYTES */
+    COLUMNAR_TYPE_BINARY = 6,     /**< bytes, up to COLUMNAR_MAX_VALUE_BYTES */
+    COLUMNAR_TYPE_TIMESTAMP = 7,  /**< seconds since 1970 (int64) + nanoseconds (int32, 0 ... 999,999,999) */
+    COLUMNAR_TYPE_OBJECTID = 8,   /**< 12 bytes */
+    COLUMNAR_TYPE_UUID = 9,       /**< 16 bytes */
+    COLUMNAR_TYPE_DECIMAL128 = 10,/**< 16 bytes, IEEE 754-2008 decimal128 bit pattern (stored, not interpreted) */
+    COLUMNAR_TYPE_LINK = 11,      /**< key of an object in the column's target table */
+} columnar_type;
+
+#define COLUMNAR_MAX_VALUE_BYTES (16u * 1024u * 1024u)
+
+/** A value of any type. For STRING and BINARY, `as.bytes.data` points into the mapping or into transaction
+ *  memory and stays valid until the transaction ends or the value's object or collection is next modified. */
+typedef struct columnar_value {
+    columnar_type type;
+    bool is_null;
+    union {
+        int64_t i;     /**< INT */
+        bool b;        /**< BOOL */
+        float f;       /**< FLOAT */
+        double d;      /**< DOUBLE */
+        struct { const void *data; size_t size; } bytes;   /**< STRING, BINARY */
+        struct { int64_t seconds; int32_t nanoseconds; } timestamp;
+        uint8_t objectid[12];
+        uint8_t uuid[16];
+        uint8_t decimal128[16];
+        int64_t link;  /**< LINK: the target object's key */
+    } as;
+} columnar_value;
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Database files                                                                                               */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef struct columnar_db columnar_db;
+typedef struct columnar_txn columnar_txn;
+typedef struct columnar_io columnar_io;           /* I/O layer; see "Testing hooks" */
+
+#define COLUMNAR_MAX_MAP_BYTES (1ull << 40)        /* 1 TiB of address space per open file */
+
+enum columnar_open_flags {
+    COLUMNAR_OPEN_CREATE = 1u << 0,     /**< create the file if it does not exist */
+    COLUMNAR_OPEN_READ_ONLY = 1u << 1,  /**< never write; begin_write fails with COLUMNAR_EREADONLY */
+    COLUMNAR_OPEN_IN_MEMORY = 1u << 2,  /**< nothing on disk: `path` is an identifier shared within the process */
+    COLUMNAR_OPEN_NO_LOCK = 1u << 3,    /**< with READ_ONLY: do not open the lock file (inspection tools) */
+    COLUMNAR_OPEN_NO_IO_URING = 1u << 4,/**< commit with pwrite + fdatasync even where io_uring works */
+    COLUMNAR_OPEN_PARANOID = 1u << 5,   /**< verify each node's checksum every time it is read */
+};
+
+typedef enum columnar_durability {
+    COLUMNAR_DURABILITY_FULL = 0,    /**< fdatasync after the nodes and after the header (default) */
+    COLUMNAR_DURABILITY_UNSAFE = 1,  /**< no fdatasync */
+} columnar_durability;
+
+typedef struct columnar_open_options {
+    uint32_t flags;                 /**< columnar_open_flags */
+    columnar_durability durability;
+    uint64_t max_active_versions;   /**< 0: no limit. Otherwise begin_write fails with COLUMNAR_EVERSIONS when
+                                         more versions than this are live (pinned by readers, plus the latest). */
+    uint32_t cluster_size;          /**< 0: default (COLUMNAR_DEFAULT_CLUSTER_SIZE); objects per cluster written */
+    const columnar_io *io;          /**< NULL: the real file system. Testing hook, see columnar_faultio. */
+} columnar_open_options;
+
+#define COLUMNAR_DEFAULT_CLUSTER_SIZE 256u
+
+/** Opens (or with COLUMNAR_OPEN_CREATE creates) the database at `path` and its lock file `<path>.lock`.
+ *  `options` may be NULL for defaults. The environment variable COLUMNAR_NO_IO_URING=1 has the effect of
+ *  COLUMNAR_OPEN_NO_IO_URING.
+ *  Errors: -ENOENT (no file and no CREATE), -EACCES and other -errno from open/mmap, COLUMNAR_ENOTDB,
+ *  COLUMNAR_EFORMAT, COLUMNAR_ECORRUPT (both header slots invalid, or the current version's top structures fail
+ *  validation), COLUMNAR_ELOCKFILE, COLUMNAR_EMISUSE (contradictory flags). */
+int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db);
+
+/** Closes the database. Every transaction of this handle must have ended. Never writes to the data file. */
+void columnar_close(columnar_db *db);
+
+/** Which commit path the database uses. */
+typedef enum columnar_commit_path {
+    COLUMNAR_COMMIT_PATH_IO_URING = 1,  /**< nodes written with one batched io_uring submission per commit */
+    COLUMNAR_COMMIT_PATH_PWRITE = 2,    /**< pwritev + fdatasync (io_uring refused or turned off) */
+    COLUMNAR_COMMIT_PATH_MEMORY = 3,    /**< in-memory database: no durable storage */
+} columnar_commit_path;
+
+/** Returns the commit path in use. */
+columnar_commit_path columnar_db_commit_path(const columnar_db *db);
+/** Returns "io_uring", "pwrite" or "memory"; with io_uring refused, why (e.g. "pwrite (io_uring: EPERM)"). */
+const char *columnar_db_commit_path_description(const columnar_db *db);
+
+/** Statistics of the latest version (reads the file header; no transaction needed). */
+typedef struct columnar_db_stats {
+    uint64_t version;             /**< latest committed version */
+    uint64_t live_versions;       /**< distinct versions pinned by readers (any process), plus the latest */
+    uint64_t oldest_pinned;       /**< the oldest version any reader pins (== version when none) */
+    uint64_t file_size_bytes;     /**< bytes allocated on disk (grows in large steps) */
+    uint64_t used_size_bytes;     /**< bytes up to the end of the last node of the latest version */
+    uint64_t free_bytes;          /**< bytes on the free list (reusable now or once old readers end) */
+    uint32_t cluster_size;        /**< objects per cluster this handle writes */
+} columnar_db_stats;
+
+/** Fills `out` with statistics. Errors: COLUMNAR_ECORRUPT. */
+int columnar_db_stats_get(columnar_db *db, columnar_db_stats *out);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Transactions                                                                                                 */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** Begins a read transaction pinned at the latest version.
+ *  Errors: COLUMNAR_EREADERS (reader table full), COLUMNAR_ECORRUPT, -ENOMEM. */
+int columnar_txn_begin_read(columnar_db *db, columnar_txn **out_txn);
+
+/** Begins the write transaction, waiting for the writer lock (held across threads and processes).
+ *  Errors: COLUMNAR_EREADONLY, COLUMNAR_EVERSIONS (live-version cap reached), COLUMNAR_ECORRUPT, -ENOMEM,
+ *  COLUMNAR_ELOCKFILE. */
+int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn);
+
+/** Moves a read transaction to the latest version (invalidating pointers it handed out).
+ *  Errors: COLUMNAR_EMISUSE (write transaction), COLUMNAR_ECORRUPT. */
+int columnar_txn_advance(columnar_txn *txn);
+
+/** Commits a write transaction and frees it, or simply ends a read transaction. On failure the transaction is
+ *  rolled back and freed as well; nothing of it is visible and the database is as it was.
+ *  Errors: COLUMNAR_EPOISONED, COLUMNAR_EMAPFULL, -EIO/-ENOSPC and other -errno of the write path. */
+int columnar_txn_commit(columnar_txn *txn);
+
+/** Ends a transaction, discarding a write transaction's changes. Always succeeds. */
+void columnar_txn_rollback(columnar_txn *txn);
+
+/** The version the transaction reads (for a write transaction: the version it builds on). */
+uint64_t columnar_txn_version(const columnar_txn *txn);
+bool columnar_txn_is_write(const columnar_txn *txn);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Schema                                                                                                       */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef uint32_t columnar_table_id;
+typedef uint32_t columnar_col_id;
+#define COLUMNAR_NO_COLUMN UINT32_MAX
+#define COLUMNAR_MAX_NAME_BYTES 63u
+
+/** What a column holds per object: one value, or a collection of values. 0 means a single value. */
+typedef enum columnar_collection_kind {
+    COLUMNAR_COLLECTION_NONE = 0,
+    COLUMNAR_COLLECTION_LIST = 1,   /**< ordered, duplicates allowed */
+    COLUMNAR_COLLECTION_SET = 2,    /**< unique values, kept in the engine's value order */
+    COLUMNAR_COLLECTION_DICT = 3,   /**< string keys (unique, sorted) to values */
+} columnar_collection_kind;
+
+typedef struct columnar_column_spec {
+    const char *name;                 /**< 1 ... COLUMNAR_MAX_NAME_BYTES bytes, unique within the table */
+    columnar_type type;               /**< of the value, or of each element */
+    columnar_collection_kind collection;
+    bool nullable;                    /**< values (elements) may be null; LINK single values are always nullable */
+    bool indexed;                     /**< keep a search index (INT, BOOL, STRING, TIMESTAMP, OBJECTID, UUID) */
+    columnar_table_id target_table;   /**< LINK: the table linked to */
+} columnar_column_spec;
+
+typedef struct columnar_column_info {
+    char name[COLUMNAR_MAX_NAME_BYTES + 1];
+    columnar_type type;
+    columnar_collection_kind collection;
+    bool nullable;
+    bool indexed;
+    bool is_primary_key;
+    columnar_table_id target_table;   /**< LINK only */
+} columnar_column_info;
+
+typedef struct columnar_table_info {
+    char name[COLUMNAR_MAX_NAME_BYTES + 1];
+    uint32_t column_count;            /**< column ids run 0 ..< column_count; removed ones report ENOTFOUND */
+    columnar_col_id primary_key;      /**< COLUMNAR_NO_COLUMN when none */
+    uint64_t object_count;
+} columnar_table_info;
+
+/** Number of table ids (removed tables keep their id and report COLUMNAR_ENOTFOUND). */
+int columnar_table_count(columnar_txn *txn, uint32_t *out_count);
+/** Adds a table. Errors: COLUMNAR_EEXISTS, COLUMNAR_EMISUSE (read txn, bad name), COLUMNAR_EPOISONED. */
+int columnar_table_add(columnar_txn *txn, const char *name, columnar_table_id *out_table);
+/** Finds a table by name. Errors: COLUMNAR_ENOTFOUND. */
+int columnar_table_find(columnar_txn *txn, const char *name, columnar_table_id *out_table);
+/** Describes a table. Errors: COLUMNAR_ENOTFOUND. */
+int columnar_table_info_get(columnar_txn *txn, columnar_table_id table, columnar_table_info *out);
+/** Renames a table. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EEXISTS, COLUMNAR_EMISUSE. */
+int columnar_table_rename(columnar_txn *txn, columnar_table_id table, const char *new_name);
+/** Removes a table and all its objects. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (another table links to
+ *  it). */
+int columnar_table_remove(columnar_txn *txn, columnar_table_id table);
+/** Makes `column` the primary key (must be indexed-capable, single-valued; its values must be unique).
+ *  COLUMNAR_NO_COLUMN clears it. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE, COLUMNAR_EEXISTS (duplicates). */
+int columnar_table_set_primary_key(columnar_txn *txn, columnar_table_id table, columnar_col_id column);
+
+/** Adds a column; existing objects get null (nullable) or the type's zero value / empty collection.
+ *  Errors: COLUMNAR_EEXISTS, COLUMNAR_ENOTFOUND (link target), COLUMNAR_EMISUSE (bad spec). */
+int columnar_column_add(columnar_txn *txn, columnar_table_id table, const columnar_column_spec *spec,
+                        columnar_col_id *out_column);
+int columnar_column_find(columnar_txn *txn, columnar_table_id table, const char *name, columnar_col_id *out);
+int columnar_column_info_get(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                             columnar_column_info *out);
+int columnar_column_rename(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const char *name);
+/** Removes a column and its data (and its search index and backlinks). Errors: COLUMNAR_EMISUSE (primary key). */
+int columnar_column_remove(columnar_txn *txn, columnar_table_id table, columnar_col_id column);
+/** Adds or drops a column's search index. Errors: COLUMNAR_EMISUSE (type cannot be indexed). */
+int columnar_column_set_indexed(columnar_txn *txn, columnar_table_id table, columnar_col_id column, bool indexed);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Objects                                                                                                      */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef int64_t columnar_key;   /**< object key: 0 ... INT64_MAX, stable for the object's life */
+
+/** Creates an object with the next unused key (keys are never reused within a table).
+ *  Errors: COLUMNAR_EMISUSE (read txn), COLUMNAR_ENOTFOUND (table), COLUMNAR_EEXISTS (the table has a primary key
+ *  whose column is not nullable: use columnar_obj_create_with_primary_key). */
+int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key *out_key);
+/** Creates an object with the given key. Errors: COLUMNAR_EEXISTS (key in use), COLUMNAR_EMISUSE (key < 0). */
+int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key);
+/** Creates an object whose primary key column is set to `pk`. Errors: COLUMNAR_EEXISTS (value in use), ETYPE. */
+int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *pk,
+                                         columnar_key *out_key);
+/** Deletes an object: links to it become null and it leaves every list, set and dictionary that held it.
+ *  Errors: COLUMNAR_ENOTFOUND. */
+int columnar_obj_delete(columnar_txn *txn, columnar_table_id table, columnar_key key);
+/** Sets *out_exists. Errors: COLUMNAR_ENOTFOUND (table only). */
+int columnar_obj_exists(columnar_txn *txn, columnar_table_id table, columnar_key key, bool *out_exists);
+/** Number of objects in a table. */
+int columnar_obj_count(columnar_txn *txn, columnar_table_id table, uint64_t *out_count);
+
+/** Reads a single-valued column. Errors: COLUMNAR_ENOTFOUND (object/column), COLUMNAR_EMISUSE (collection
+ *  column), COLUMNAR_ECORRUPT. */
+int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     columnar_value *out);
+/** Writes a single-valued column. `value->type` must be the column's type. Setting a LINK maintains the target's
+ *  backlinks; setting an indexed column maintains its index; setting the primary key checks uniqueness.
+ *  Errors: COLUMNAR_ETYPE, COLUMNAR_ENULL, COLUMNAR_ENOTFOUND (object, column, link target object),
+ *  COLUMNAR_EEXISTS (primary key value in use), COLUMNAR_ETOOBIG, COLUMNAR_EMISUSE. */
+int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     const columnar_value *value);
+/** Fast path for INT/BOOL/LINK columns: *out_value (0 when null) and *out_is_null. */
+int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         int64_t *out_value, bool *out_is_null);
+
+/** Finds an object whose `column` equals `value` (the search index when the column has one, else a scan).
+ *  Sets *out_key, or returns COLUMNAR_ENOTFOUND. */
+int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                            const columnar_value *value, columnar_key *out_key);
+/** Finds the object with the given primary key value. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no PK). */
+int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *value,
+                                  columnar_key *out_key);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Collections (columns whose collection kind is LIST, SET or DICT)                                             */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** Number of elements (entries for a dictionary). */
+int columnar_coll_size(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                       uint64_t *out_size);
+/** Element at `index` (list: position; set: in value order; dictionary: the value of the index-th key in key
+ *  order). Errors: COLUMNAR_ERANGE. */
+int columnar_coll_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                      uint64_t index, columnar_value *out);
+/** Removes every element. */
+int columnar_coll_clear(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column);
+
+/** List: inserts `value` before `index` (index == size appends). Errors: COLUMNAR_ERANGE, ETYPE, ENULL. */
+int columnar_list_insert(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         uint64_t index, const columnar_value *value);
+/** List: replaces the element at `index`. */
+int columnar_list_set(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                      uint64_t index, const columnar_value *value);
+/** List: removes the element at `index`. */
+int columnar_list_remove(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         uint64_t index);
+/** List: moves the element at `from` so that it ends up at `to`. */
+int columnar_list_move(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                       uint64_t from, uint64_t to);
+
+/** Set: inserts `value` unless present; *out_inserted (may be NULL) says whether it was added. */
+int columnar_set_insert(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                        const columnar_value *value, bool *out_inserted);
+/** Set: removes `value` if present; *out_removed (may be NULL). */
+int columnar_set_remove(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                        const columnar_value *value, bool *out_removed);
+/** Set (or list): whether `value` is an element. */
+int columnar_coll_contains(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                           const columnar_value *value, bool *out_contains);
+
+/** Dictionary: sets the value for a key (inserting or replacing). Keys are 0 ... COLUMNAR_MAX_NAME_BYTES*4 bytes. */
+int columnar_dict_set(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                      const void *dict_key, size_t dict_key_size, const columnar_value *value);
+/** Dictionary: the value for a key; *out_found false (and *out untouched) when absent. */
+int columnar_dict_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                      const void *dict_key, size_t dict_key_size, columnar_value *out, bool *out_found);
+/** Dictionary: removes a key; *out_removed (may be NULL). */
+int columnar_dict_remove(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         const void *dict_key, size_t dict_key_size, bool *out_removed);
+/** Dictionary: the index-th key in key order (points into the mapping or transaction memory). */
+int columnar_dict_key_at(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         uint64_t index, const void **out_key, size_t *out_key_size);
+
+/** Backlinks: how many times objects of `origin_table` link to this object through `origin_column` (a LINK
+ *  column or a list/set/dictionary of links). */
+int columnar_backlink_count(columnar_txn *txn, columnar_table_id table, columnar_key key,
+                            columnar_table_id origin_table, columnar_col_id origin_column, uint64_t *out_count);
+/** The index-th origin object's key (in the order the links were made). */
+int columnar_backlink_get(columnar_txn *txn, columnar_table_id table, columnar_key key,
+                          columnar_table_id origin_table, columnar_col_id origin_column, uint64_t index,
+                          columnar_key *out_origin_key);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Cluster-by-cluster iteration (the scan interface the query engine builds on)                                 */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** How a column array is stored. 0 is reserved. */
+typedef enum columnar_encoding {
+    COLUMNAR_ENCODING_PACKED_INT = 1,  /**< `width` bits per element: 0,1,2,4 unsigned; 8,16,32,64 signed */
+    COLUMNAR_ENCODING_REFS = 2,        /**< 64-bit refs to child nodes */
+    COLUMNAR_ENCODING_FLOAT = 3,       /**< 32-bit floats */
+    COLUMNAR_ENCODING_DOUBLE = 4,      /**< 64-bit doubles */
+    COLUMNAR_ENCODING_BYTES = 5,       /**< `count` raw bytes */
+    COLUMNAR_ENCODING_FIXED = 6,       /**< `count` elements of `width` bytes each */
+    COLUMNAR_ENCODING_SHORT_STRINGS = 7,/**< `count` slots of `width` bytes; last byte of a slot = width-1-length */
+} columnar_encoding;
+
+/** A read-only view of one array node in the mapping. */
+typedef struct columnar_array {
+    columnar_encoding encoding;
+    uint32_t width;        /**< bits for PACKED_INT; bytes per element for FIXED and SHORT_STRINGS */
+    uint64_t count;        /**< elements (bytes for BYTES) */
+    const void *data;      /**< first byte of the payload */
+} columnar_array;
+
+/** Reads element `index` of a PACKED_INT array (no bounds check: index < array->count). */
+int64_t columnar_array_get_int(const columnar_array *array, uint64_t index);
+
+typedef struct columnar_cluster_iter {
+    columnar_txn *txn;
+    columnar_table_id table;
+    uint64_t next_key;      /* internal: the smallest key not yet visited */
+    bool done;
+} columnar_cluster_iter;
+
+/** One cluster: `row_count` objects whose keys are in `keys` (PACKED_INT, ascending). */
+typedef struct columnar_cluster {
+    uint64_t row_count;
+    columnar_array keys;
+    uint64_t ref;           /**< the cluster node's ref (0 for clusters not yet committed in a write txn) */
+} columnar_cluster;
+
+/** Starts iterating `table` in key order. */
+int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, columnar_cluster_iter *iter);
+/** Moves to the next cluster; returns COLUMNAR_ENOTFOUND after the last. In a write transaction, clusters
+ *  changed by it are reported by key range as well (their `ref` is 0). */
+int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *out_cluster);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Integrity                                                                                                    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** Called once per finding: the file offset involved and what is wrong. */
+typedef void (*columnar_finding_fn)(void *context, uint64_t ref, const char *what);
+
+/** Walks every node reachable from the transaction's version: bounds, alignment, header sanity, checksums,
+ *  overlaps between nodes, overlap of nodes with free space, schema consistency, object counts, backlinks
+ *  matching links, search indexes matching their columns. Calls `on_finding` (may be NULL) per problem and
+ *  sets *out_findings. Returns COLUMNAR_OK when sound, COLUMNAR_ECORRUPT when anything was found. */
+int columnar_verify(columnar_txn *txn, columnar_finding_fn on_finding, void *context, uint64_t *out_findings);
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Testing hooks: the I/O layer and fault injection                                                             */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/** One write of a batch: `size` bytes from `data` to file offset `offset`. */
+typedef struct columnar_io_write {
+    uint64_t offset;
+    const void *data;
+    size_t size;
+} columnar_io_write;
+
+/** The operations the engine performs on the data file. Every write and sync of the commit path goes through
+ *  this table, so tests can replace it. Each returns 0 or -errno. */
+struct columnar_io {
+    void *context;
+    /** Writes a batch of non-overlapping ranges (all or error). */
+    int (*write_batch)(void *context, int fd, const columnar_io_write *writes, size_t write_count);
+    int (*sync)(void *context, int fd);
+    /** Makes the file at least `size_bytes` long (preallocating). */
+    int (*grow)(void *context, int fd, uint64_t size_bytes);
+};
+
+/** A fault-injecting I/O layer over the real one (it uses io_uring when the database would). */
+typedef struct columnar_faultio columnar_faultio;
+
+typedef enum columnar_power_cut_mode {
+    COLUMNAR_POWER_CUT_DROP = 1,    /**< every write not yet synced is lost */
+    COLUMNAR_POWER_CUT_RANDOM = 2,  /**< each unsynced write is kept, lost, or torn at a 512-byte boundary */
+} columnar_power_cut_mode;
+
+/** Creates a fault layer; `seed` drives its random choices. */
+columnar_faultio *columnar_faultio_create(uint64_t seed);
+void columnar_faultio_destroy(columnar_faultio *faultio);
+/** The columnar_io to pass in columnar_open_options.io. */
+const columnar_io *columnar_faultio_io(columnar_faultio *faultio);
+/** After `write_count` more successful writes (each range of a batch counts), every write fails with `error`
+ *  (-EIO, -ENOSPC, ...). 0 disables. */
+void columnar_faultio_fail_writes_after(columnar_faultio *faultio, uint64_t write_count, int error);
+/** After `write_count` more writes, the power is cut: that write and everything after it (writes and syncs)
+ *  fails with -EIO and is not applied. */
+void columnar_faultio_power_cut_after(columnar_faultio *faultio, uint64_t write_count);
+/** Number of writes and syncs seen so far. */
+uint64_t columnar_faultio_write_count(const columnar_faultio *faultio);
+uint64_t columnar_faultio_sync_count(const columnar_faultio *faultio);
+/** Applies the power cut to the file at `path` (after the database is closed): writes made since the last sync
+ *  are rolled back according to `mode`. Returns 0 or -errno. */
+int columnar_faultio_apply_power_cut(columnar_faultio *faultio, const char *path, columnar_power_cut_mode mode);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COLUMNAR_H */

@@ -1,0 +1,226 @@
+/*
+ * node.c — node validation, bit-packed integer arrays, and the emitter that builds a commit's new nodes.
+ */
+#include "node.h"
+
+#include "checksum.h"
+
+#include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+uint64_t cc_payload_bytes(uint8_t encoding, uint8_t width, uint64_t count) {
+    switch (encoding) {
+    case COLUMNAR_ENCODING_PACKED_INT:
+        switch (width) {
+        case 0: case 1: case 2: case 4: case 8: case 16: case 32: case 64:
+            return (count * width + 7) / 8;
+        default: return UINT64_MAX;
+        }
+    case COLUMNAR_ENCODING_REFS: return width == 64 ? count * 8 : UINT64_MAX;
+    case COLUMNAR_ENCODING_FLOAT: return width == 32 ? count * 4 : UINT64_MAX;
+    case COLUMNAR_ENCODING_DOUBLE: return width == 64 ? count * 8 : UINT64_MAX;
+    case COLUMNAR_ENCODING_BYTES: return width == 8 ? count : UINT64_MAX;
+    case COLUMNAR_ENCODING_FIXED: return (width == 12 || width == 16) ? count * width : UINT64_MAX;
+    case COLUMNAR_ENCODING_SHORT_STRINGS:
+        return (width == 4 || width == 8 || width == 16 || width == 32) ? count * width : UINT64_MAX;
+    default: return UINT64_MAX;
+    }
+}
+
+int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expect_role, bool verify_checksum,
+                 cc_node *out) {
+    if (ref < CF_HEADER_BYTES || (ref & 7) != 0)
+        return CC_CORRUPT(ref, "ref %llu is %s", (unsigned long long)ref,
+                          (ref & 7) ? "not 8-byte aligned" : "inside the file header");
+    if (ref > limit || limit - ref < CF_NODE_HEADER_BYTES)
+        return CC_CORRUPT(ref, "ref %llu points past the end of the used file (%llu bytes)",
+                          (unsigned long long)ref, (unsigned long long)limit);
+    cf_node_header header;
+    memcpy(&header, base + ref, sizeof header);
+    uint64_t payload = cc_payload_bytes(header.encoding, header.width, header.count);
+    if (payload == UINT64_MAX)
+        return CC_CORRUPT(ref, "node at %llu has an invalid encoding %u / width %u", (unsigned long long)ref,
+                          header.encoding, header.width);
+    if (header.role == 0 || header.role >= CF_ROLE_COUNT_ || header.reserved != 0)
+        return CC_CORRUPT(ref, "node at %llu has an invalid header (role %u, reserved %u)",
+                          (unsigned long long)ref, header.role, header.reserved);
+    if (expect_role && header.role != expect_role)
+        return CC_CORRUPT(ref, "node at %llu has role %u where role %u was expected", (unsigned long long)ref,
+                          header.role, expect_role);
+    if (payload > limit - ref - CF_NODE_HEADER_BYTES)
+        return CC_CORRUPT(ref, "node at %llu (%llu payload bytes) extends past the used file end %llu",
+                          (unsigned long long)ref, (unsigned long long)payload, (unsigned long long)limit);
+    if (verify_checksum) {
+        uint32_t crc = cc_crc32c(0, base + ref + 4, CF_NODE_HEADER_BYTES - 4 + payload);
+        if (crc != header.checksum)
+            return CC_CORRUPT(ref, "node at %llu fails its checksum (stored %08x, computed %08x)",
+                              (unsigned long long)ref, header.checksum, crc);
+    }
+    out->ref = ref;
+    out->encoding = header.encoding;
+    out->width = header.width;
+    out->role = header.role;
+    out->role_detail = header.role_detail;
+    out->count = header.count;
+    out->payload = base + ref + CF_NODE_HEADER_BYTES;
+    out->payload_bytes = payload;
+    return 0;
+}
+
+int cc_node_read(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out) {
+    return cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role,
+                        (txn->db->flags & COLUMNAR_OPEN_PARANOID) != 0, out);
+}
+
+int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
+                  bool may_be_zero, cc_node *out) {
+    if (parent->encoding != COLUMNAR_ENCODING_REFS || index >= parent->count)
+        return CC_CORRUPT(parent->ref, "node at %llu (role %u) has no child %u", (unsigned long long)parent->ref,
+                          parent->role, index);
+    uint64_t ref = cc_node_ref_at(parent, index);
+    if (ref == 0) {
+        if (may_be_zero) {
+            memset(out, 0, sizeof *out);
+            return 0;
+        }
+        return CC_CORRUPT(parent->ref, "node at %llu (role %u) has a null child %u",
+                          (unsigned long long)parent->ref, parent->role, index);
+    }
+    return cc_node_read(txn, ref, expect_role, out);
+}
+
+uint8_t cc_packed_width(const int64_t *values, uint64_t count) {
+    int64_t min = 0, max = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        int64_t v = values[i];
+        min = v < min ? v : min;
+        max = v > max ? v : max;
+    }
+    if (min == 0 && max == 0) return 0;
+    if (min >= 0 && max <= 1) return 1;
+    if (min >= 0 && max <= 3) return 2;
+    if (min >= 0 && max <= 15) return 4;
+    if (min >= INT8_MIN && max <= INT8_MAX) return 8;
+    if (min >= INT16_MIN && max <= INT16_MAX) return 16;
+    if (min >= INT32_MIN && max <= INT32_MAX) return 32;
+    return 64;
+}
+
+void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint8_t *out) {
+    switch (width) {
+    case 0: return;
+    case 1: case 2: case 4: {
+        uint64_t per_byte = 8 / width;
+        for (uint64_t i = 0; i < count; i++)
+            out[i / per_byte] |= (uint8_t)((uint64_t)values[i] << ((i % per_byte) * width));
+        return;
+    }
+    case 8: for (uint64_t i = 0; i < count; i++) out[i] = (uint8_t)(int8_t)values[i]; return;
+    case 16: for (uint64_t i = 0; i < count; i++) { int16_t v = (int16_t)values[i]; memcpy(out + i * 2, &v, 2); } return;
+    case 32: for (uint64_t i = 0; i < count; i++) { int32_t v = (int32_t)values[i]; memcpy(out + i * 4, &v, 4); } return;
+    default: memcpy(out, values, count * 8); return;
+    }
+}
+
+uint64_t cc_packed_lower_bound(const cc_node *node, int64_t key) {
+    uint64_t low = 0, high = node->count;
+    while (low < high) {
+        uint64_t mid = low + (high - low) / 2;
+        if (cc_node_int_at(node, mid) < key) low = mid + 1;
+        else high = mid;
+    }
+    return low;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+
+void cc_emitter_init(cc_emitter *emitter, columnar_txn *txn, cc_alloc_fn alloc) {
+    memset(emitter, 0, sizeof *emitter);
+    emitter->txn = txn;
+    emitter->alloc = alloc;
+}
+
+void cc_emitter_free(cc_emitter *emitter) {
+    free(emitter->buffer);
+    free(emitter->writes);
+    free(emitter->scratch);
+    memset(emitter, 0, sizeof *emitter);
+}
+
+uint8_t *cc_emit_begin(cc_emitter *emitter, uint64_t payload_bytes) {
+    uint64_t span = cc_node_span(payload_bytes);
+    if (emitter->used + span > emitter->capacity) {
+        size_t capacity = emitter->capacity ? emitter->capacity : (1u << 20);
+        while (capacity < emitter->used + span) capacity *= 2;
+        uint8_t *grown = realloc(emitter->buffer, capacity);
+        if (!grown) return NULL;
+        emitter->buffer = grown;
+        emitter->capacity = capacity;
+    }
+    uint8_t *node = emitter->buffer + emitter->used;
+    memset(node, 0, span);
+    return node + CF_NODE_HEADER_BYTES;
+}
+
+int cc_emit_end(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t role, uint8_t role_detail,
+                uint64_t count, uint64_t *out_ref) {
+    if (count > UINT32_MAX)
+        return CC_FAIL(COLUMNAR_ETOOBIG, "a node of %llu elements exceeds the format's limit",
+                       (unsigned long long)count);
+    uint64_t payload = cc_payload_bytes(encoding, width, count);
+    uint64_t span = cc_node_span(payload);
+    uint8_t *node = emitter->buffer + emitter->used;
+    cf_node_header header = { 0, encoding, width, role, role_detail, (uint32_t)count, 0 };
+    memcpy(node, &header, sizeof header);
+    header.checksum = cc_crc32c(0, node + 4, CF_NODE_HEADER_BYTES - 4 + payload);
+    memcpy(node, &header.checksum, 4);
+    int error = 0;
+    uint64_t ref = emitter->alloc(emitter, span, &error);
+    if (!ref) return error;
+    if (emitter->write_count == emitter->write_capacity) {
+        size_t capacity = emitter->write_capacity ? emitter->write_capacity * 2 : 1024;
+        cc_pending_write *grown = realloc(emitter->writes, capacity * sizeof *grown);
+        if (!grown) return -ENOMEM;
+        emitter->writes = grown;
+        emitter->write_capacity = capacity;
+    }
+    emitter->writes[emitter->write_count++] = (cc_pending_write){ ref, emitter->used, span };
+    emitter->used += span;
+    *out_ref = ref;
+    return 0;
+}
+
+int cc_emit_ints(cc_emitter *emitter, uint8_t role, uint8_t role_detail, const int64_t *values, uint64_t count,
+                 uint64_t *out_ref) {
+    uint8_t width = cc_packed_width(values, count);
+    uint8_t *payload = cc_emit_begin(emitter, cc_payload_bytes(COLUMNAR_ENCODING_PACKED_INT, width, count));
+    if (!payload) return -ENOMEM;
+    cc_packed_encode(values, count, width, payload);
+    return cc_emit_end(emitter, COLUMNAR_ENCODING_PACKED_INT, width, role, role_detail, count, out_ref);
+}
+
+int cc_emit_refs(cc_emitter *emitter, uint8_t role, uint8_t role_detail, const uint64_t *refs, uint64_t count,
+                 uint64_t *out_ref) {
+    return cc_emit_raw(emitter, COLUMNAR_ENCODING_REFS, 64, role, role_detail, count, refs, count * 8, out_ref);
+}
+
+int cc_emit_raw(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t role, uint8_t role_detail,
+                uint64_t count, const void *payload, uint64_t payload_bytes, uint64_t *out_ref) {
+    uint8_t *area = cc_emit_begin(emitter, payload_bytes);
+    if (!area) return -ENOMEM;
+    if (payload_bytes) memcpy(area, payload, payload_bytes);
+    return cc_emit_end(emitter, encoding, width, role, role_detail, count, out_ref);
+}
+
+int64_t *cc_emitter_scratch(cc_emitter *emitter, size_t count) {
+    if (count > emitter->scratch_capacity) {
+        size_t capacity = count < 1024 ? 1024 : count;
+        uint64_t *grown = realloc(emitter->scratch, capacity * sizeof *grown);
+        if (!grown) return NULL;
+        emitter->scratch = grown;
+        emitter->scratch_capacity = capacity;
+    }
+    return (int64_t *)emitter->scratch;
+}

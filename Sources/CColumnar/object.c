@@ -1,0 +1,614 @@
+/*
+ * object.c — objects: create, delete, read and write values, find by value or primary key; plus the
+ * maintenance every write implies (search indexes, backlinks) and the row lookup cache.
+ */
+#include "object.h"
+
+#include <errno.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void cc_txn_forget_cache(columnar_txn *txn) { txn->cache_valid = false; }
+
+cc_elemtype cc_column_elemtype(const cc_column *column) {
+    return (cc_elemtype){ column->type, column->collection, (column->flags & CF_COL_FLAG_NULLABLE) != 0 };
+}
+
+int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos) {
+    int rc = cc_table_state(txn, table, out_ts);
+    if (rc) return rc;
+    if (txn->cache_valid && txn->cache_table == table && txn->cache_key == key) {
+        *out_pos = txn->cache_pos;
+        return 0;
+    }
+    bool found;
+    if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
+    if (!found)
+        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
+                        cc_table_schema_get(txn, table)->name, (long long)key);
+    /* In a write transaction committed positions go stale when their cluster is copied: cache private ones only. */
+    if (!txn->is_write || out_pos->leaf) {
+        txn->cache_valid = true;
+        txn->cache_table = table;
+        txn->cache_key = key;
+        txn->cache_pos = *out_pos;
+    }
+    return 0;
+}
+
+int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_tnode **out_leaf,
+                          uint32_t *out_row) {
+    int rc = cc_table_state(txn, table, out_ts);
+    if (rc) return rc;
+    if (txn->cache_valid && txn->cache_table == table && txn->cache_key == key && txn->cache_pos.leaf) {
+        *out_leaf = txn->cache_pos.leaf;
+        *out_row = txn->cache_pos.row;
+        (*out_ts)->dirty = true;
+        return 0;
+    }
+    bool found;
+    if ((rc = cc_tree_locate(txn, &(*out_ts)->root, cc_table_schema_get(txn, table), key, false, out_leaf, out_row,
+                             &found)))
+        return rc;
+    if (!found)
+        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
+                        cc_table_schema_get(txn, table)->name, (long long)key);
+    (*out_ts)->dirty = true;
+    txn->cache_valid = true;
+    txn->cache_table = table;
+    txn->cache_key = key;
+    txn->cache_pos = (cc_rowpos){ *out_leaf, 0, *out_row };
+    return 0;
+}
+
+int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out) {
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (!schema) return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no table with id %u", table);
+    if (column >= schema->column_count || !cc_column_is_visible(&schema->columns[column]))
+        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no column with id %u", schema->name, column);
+    *out = &schema->columns[column];
+    return 0;
+}
+
+static const char *type_name(uint8_t type) {
+    static const char *names[] = { "invalid", "int", "bool", "float", "double", "string", "binary", "timestamp",
+                                   "objectId", "uuid", "decimal128", "link" };
+    return type <= COLUMNAR_TYPE_LINK ? names[type] : "invalid";
+}
+
+int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_column *column,
+                     const columnar_value *value, void *cell, bool *is_null) {
+    if (!value) return CC_MISUSE("value is NULL");
+    bool nullable = (column->flags & CF_COL_FLAG_NULLABLE) ||
+                    (column->type == COLUMNAR_TYPE_LINK && column->collection == COLUMNAR_COLLECTION_NONE);
+    if (value->is_null) {
+        if (!nullable)
+            return cc_error(COLUMNAR_ENULL, 0, "", "%s.%s is not nullable", table->name, column->name);
+        memset(cell, 0, 16);
+        *is_null = true;
+        return 0;
+    }
+    if ((uint8_t)value->type != column->type)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not %s", table->name, column->name,
+                        type_name(column->type), type_name((uint8_t)value->type));
+    *is_null = false;
+    columnar_value copy = *value;
+    switch (column->type) {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY:
+        if (value->as.bytes.size > COLUMNAR_MAX_VALUE_BYTES)
+            return cc_error(COLUMNAR_ETOOBIG, 0, "", "a %zu-byte value for %s.%s exceeds %u bytes",
+                            value->as.bytes.size, table->name, column->name, COLUMNAR_MAX_VALUE_BYTES);
+        if (value->as.bytes.size && !value->as.bytes.data) return CC_MISUSE("bytes pointer is NULL");
+        copy.as.bytes.data = cc_arena_copy(txn, value->as.bytes.data, value->as.bytes.size);
+        if (!copy.as.bytes.data) return -ENOMEM;
+        break;
+    case COLUMNAR_TYPE_TIMESTAMP:
+        if (value->as.timestamp.nanoseconds < 0 || value->as.timestamp.nanoseconds > 999999999)
+            return cc_error(COLUMNAR_ETYPE, 0, "", "timestamp for %s.%s has %d nanoseconds (0...999999999)",
+                            table->name, column->name, value->as.timestamp.nanoseconds);
+        break;
+    case COLUMNAR_TYPE_LINK: {
+        if (value->as.link < 0)
+            return cc_error(COLUMNAR_ENOTFOUND, 0, "", "%s.%s cannot link to key %lld", table->name, column->name,
+                            (long long)value->as.link);
+        bool exists;
+        int rc = columnar_obj_exists(txn, column->target_table, value->as.link, &exists);
+        if (rc) return rc;
+        if (!exists)
+            return cc_error(COLUMNAR_ENOTFOUND, 0, "", "%s.%s: target object %lld does not exist in %s", table->name,
+                            column->name, (long long)value->as.link,
+                            cc_table_schema_get(txn, column->target_table)->name);
+        break;
+    }
+    default: break;
+    }
+    cc_cell_from_value(column->type, &copy, cell);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Backlinks                                                                                                    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+int cc_backlink_column(const cc_schema *schema, uint32_t target_table, uint32_t origin_table, uint32_t origin_column,
+                       uint32_t *out_column) {
+    const cc_table_schema *target = &schema->tables[target_table];
+    for (uint32_t c = 0; c < target->column_count; c++) {
+        const cc_column *col = &target->columns[c];
+        if ((col->flags & CF_COL_FLAG_BACKLINK) && cc_column_is_live(col) && col->origin_table == origin_table &&
+            col->origin_column == origin_column) {
+            *out_column = c;
+            return 0;
+        }
+    }
+    return CC_CORRUPT(0, "table %s has no backlink column for %s.%s", target->name,
+                      schema->tables[origin_table].name, schema->tables[origin_table].columns[origin_column].name);
+}
+
+static cc_elemtype backlink_elem(void) {
+    return (cc_elemtype){ COLUMNAR_TYPE_LINK, COLUMNAR_COLLECTION_LIST, false };
+}
+
+static int backlink_list(columnar_txn *txn, uint32_t origin_table, uint32_t origin_column, int64_t target_key,
+                         cc_mvec **out) {
+    const cc_column *link = &cc_table_schema_get(txn, origin_table)->columns[origin_column];
+    uint32_t target_table = link->target_table, column;
+    int rc = cc_backlink_column(txn->schema, target_table, origin_table, origin_column, &column);
+    if (rc) return rc;
+    cc_tstate *ts;
+    cc_tnode *leaf;
+    uint32_t row;
+    if ((rc = cc_obj_find_for_write(txn, target_table, target_key, &ts, &leaf, &row))) return rc;
+    cc_collcell *cell = cc_mvec_cell(&leaf->columns[column], row);
+    if ((rc = cc_coll_materialize(txn, cell, backlink_elem()))) return rc;
+    *out = &cell->dirty->values;
+    return 0;
+}
+
+int cc_backlink_add(columnar_txn *txn, uint32_t origin_table, uint32_t origin_column, int64_t origin_key,
+                    int64_t target_key) {
+    cc_mvec *list;
+    int rc = backlink_list(txn, origin_table, origin_column, target_key, &list);
+    if (rc) return rc;
+    if ((rc = cc_mvec_insert_default(list, list->count, 1))) return rc;
+    memcpy(cc_mvec_cell(list, list->count - 1), &origin_key, 8);
+    return 0;
+}
+
+int cc_backlink_remove(columnar_txn *txn, uint32_t origin_table, uint32_t origin_column, int64_t origin_key,
+                       int64_t target_key) {
+    cc_mvec *list;
+    int rc = backlink_list(txn, origin_table, origin_column, target_key, &list);
+    if (rc) return rc;
+    for (uint32_t i = list->count; i-- > 0;) {
+        int64_t key;
+        memcpy(&key, cc_mvec_cell(list, i), 8);
+        if (key == origin_key) {
+            cc_mvec_remove(list, i);
+            return 0;
+        }
+    }
+    return CC_CORRUPT(0, "object %lld of table %u has no backlink from object %lld", (long long)target_key,
+                      cc_table_schema_get(txn, origin_table)->columns[origin_column].target_table,
+                      (long long)origin_key);
+}
+
+/* Removes every link from (table, column) of object `key` to `target_key` (the target is being deleted). */
+static int unlink_target(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, int64_t target_key) {
+    cc_tstate *ts;
+    cc_tnode *leaf;
+    uint32_t row;
+    int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
+    if (rc) return rc;
+    const cc_column *col = &cc_table_schema_get(txn, table)->columns[column];
+    cc_mvec *vec = &leaf->columns[column];
+    if (col->collection == COLUMNAR_COLLECTION_NONE) {
+        int64_t current;
+        memcpy(&current, cc_mvec_cell(vec, row), 8);
+        if (!cc_mvec_is_null(vec, row) && current == target_key) {
+            memset(cc_mvec_cell(vec, row), 0, 8);
+            vec->nulls[row] = 1;
+        }
+        return 0;
+    }
+    cc_collcell *cell = cc_mvec_cell(vec, row);
+    if ((rc = cc_coll_materialize(txn, cell, cc_column_elemtype(col)))) return rc;
+    cc_mcoll *coll = cell->dirty;
+    for (uint32_t i = coll->values.count; i-- > 0;) {
+        int64_t element;
+        memcpy(&element, cc_mvec_cell(&coll->values, i), 8);
+        if (cc_mvec_is_null(&coll->values, i) || element != target_key) continue;
+        if (col->collection == COLUMNAR_COLLECTION_DICT && coll->values.nulls) {
+            /* A dictionary keeps the key with a null value, as a deleted link target reads as nil. */
+            coll->values.nulls[i] = 1;
+            memset(cc_mvec_cell(&coll->values, i), 0, 8);
+        } else {
+            cc_mvec_remove(&coll->values, i);
+            if (col->collection == COLUMNAR_COLLECTION_DICT) cc_mvec_remove(&coll->keys, i);
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Public object API                                                                                            */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Inserts a new row with default values and puts the defaults into every index. */
+static int insert_row(columnar_txn *txn, uint32_t table, int64_t key) {
+    cc_tstate *ts;
+    int rc = cc_table_state(txn, table, &ts);
+    if (rc) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    cc_tnode *leaf;
+    uint32_t row;
+    bool found;
+    cc_txn_forget_cache(txn);
+    if ((rc = cc_tree_locate(txn, &ts->root, schema, key, true, &leaf, &row, &found))) return rc;
+    if (found) return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object with key %lld", schema->name,
+                               (long long)key);
+    ts->dirty = true;
+    ts->object_count++;
+    if ((uint64_t)key >= ts->next_key) ts->next_key = (uint64_t)key + 1;
+    for (uint32_t c = 0; c < schema->column_count; c++) {
+        const cc_column *col = &schema->columns[c];
+        if (!cc_column_is_live(col) || !(col->flags & CF_COL_FLAG_INDEXED)) continue;
+        uint8_t cell[16] = { 0 };
+        bool is_null = (col->flags & CF_COL_FLAG_NULLABLE) != 0;
+        if ((rc = cc_index_insert(txn, table, c, cell, is_null, key))) return rc;
+    }
+    return 0;
+}
+
+static int check_default_primary_key(columnar_txn *txn, uint32_t table) {
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (schema->primary_key == CF_NO_COLUMN) return 0;
+    const cc_column *col = &schema->columns[schema->primary_key];
+    uint8_t cell[16] = { 0 };
+    int64_t existing;
+    bool found;
+    int rc = cc_index_find(txn, table, schema->primary_key, cell, (col->flags & CF_COL_FLAG_NULLABLE) != 0, &existing,
+                           &found);
+    if (rc) return rc;
+    if (found)
+        return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s: object %lld already has the default primary key value; "
+                        "create objects with columnar_obj_create_with_primary_key", schema->name, (long long)existing);
+    return 0;
+}
+
+static int poison_on(columnar_txn *txn, int rc) {
+    /* Failures that may have left private state half-changed make the transaction unusable. */
+    if (rc == -ENOMEM || rc == COLUMNAR_ECORRUPT) txn->poisoned = true;
+    return rc;
+}
+
+int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key *out_key) {
+    int rc = cc_txn_check_write(txn);
+    if (rc) return rc;
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts)) || (rc = check_default_primary_key(txn, table))) return rc;
+    int64_t key = (int64_t)ts->next_key;
+    if ((rc = poison_on(txn, insert_row(txn, table, key)))) return rc;
+    *out_key = key;
+    return 0;
+}
+
+int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key) {
+    int rc = cc_txn_check_write(txn);
+    if (rc) return rc;
+    if (key < 0) return CC_MISUSE("object keys are 0 or greater, not %lld", (long long)key);
+    bool exists;
+    if ((rc = columnar_obj_exists(txn, table, key, &exists))) return rc;
+    if (exists)
+        return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object with key %lld",
+                        cc_table_schema_get(txn, table)->name, (long long)key);
+    if ((rc = check_default_primary_key(txn, table))) return rc;
+    return poison_on(txn, insert_row(txn, table, key));
+}
+
+int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *pk,
+                                         columnar_key *out_key) {
+    int rc = cc_txn_check_write(txn);
+    if (rc) return rc;
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (schema->primary_key == CF_NO_COLUMN) return CC_MISUSE("table %s has no primary key", schema->name);
+    int64_t existing;
+    if ((rc = columnar_obj_find_primary_key(txn, table, pk, &existing)) == 0)
+        return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object (key %lld) with that primary key",
+                        schema->name, (long long)existing);
+    if (rc != COLUMNAR_ENOTFOUND) return rc;
+    /* Validate the value before creating anything. */
+    uint8_t cell[16];
+    bool is_null;
+    if ((rc = cc_value_to_cell(txn, schema, &schema->columns[schema->primary_key], pk, cell, &is_null))) return rc;
+    int64_t key = (int64_t)ts->next_key;
+    if ((rc = poison_on(txn, insert_row(txn, table, key)))) return rc;
+    if ((rc = columnar_obj_set(txn, table, key, schema->primary_key, pk))) {
+        txn->poisoned = true;
+        return rc;
+    }
+    *out_key = key;
+    return 0;
+}
+
+int columnar_obj_exists(columnar_txn *txn, columnar_table_id table, columnar_key key, bool *out_exists) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    cc_rowpos pos;
+    return cc_tree_find(txn, &ts->root, key, &pos, out_exists);
+}
+
+int columnar_obj_count(columnar_txn *txn, columnar_table_id table, uint64_t *out_count) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    *out_count = ts->object_count;
+    return 0;
+}
+
+static int delete_object(columnar_txn *txn, uint32_t table, int64_t key) {
+    cc_tstate *ts;
+    cc_tnode *leaf;
+    uint32_t row;
+    int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
+    if (rc) return rc;
+    uint32_t column_count = cc_table_schema_get(txn, table)->column_count;
+    /* Forward links first (this also drops a self-link from our own backlink lists), then the links into us. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t c = 0; c < column_count; c++) {
+            const cc_column *col = &cc_table_schema_get(txn, table)->columns[c];
+            if (!cc_column_is_live(col)) continue;
+            bool backlink = (col->flags & CF_COL_FLAG_BACKLINK) != 0;
+            if ((pass == 0) == backlink || col->type != COLUMNAR_TYPE_LINK) continue;
+            if ((rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row))) return rc;
+            cc_mvec *vec = &leaf->columns[c];
+            if (col->collection == COLUMNAR_COLLECTION_NONE) {
+                int64_t target;
+                memcpy(&target, cc_mvec_cell(vec, row), 8);
+                if (!cc_mvec_is_null(vec, row) && (rc = cc_backlink_remove(txn, table, c, key, target))) return rc;
+                continue;
+            }
+            cc_collcell cell = *(cc_collcell *)cc_mvec_cell(vec, row);
+            uint64_t count;
+            if ((rc = cc_collcell_count(txn, &cell, cc_column_elemtype(col), &count))) return rc;
+            int64_t *keys = malloc((count ? count : 1) * sizeof *keys);
+            if (!keys) return -ENOMEM;
+            uint64_t n = 0;
+            for (uint64_t i = 0; i < count && !rc; i++) {
+                bool is_null;
+                rc = cc_collcell_get(txn, &cell, cc_column_elemtype(col), false, i, &keys[n], &is_null);
+                if (!is_null) n++;
+            }
+            for (uint64_t i = 0; i < n && !rc; i++) {
+                if (backlink) rc = unlink_target(txn, col->origin_table, col->origin_column, keys[i], key);
+                else rc = cc_backlink_remove(txn, table, c, key, keys[i]);
+            }
+            free(keys);
+            if (rc) return rc;
+        }
+    }
+    if ((rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    for (uint32_t c = 0; c < schema->column_count; c++) {
+        const cc_column *col = &schema->columns[c];
+        if (!cc_column_is_live(col)) continue;
+        cc_mvec *vec = &leaf->columns[c];
+        if (col->flags & CF_COL_FLAG_INDEXED) {
+            if ((rc = cc_index_remove(txn, table, c, cc_mvec_cell(vec, row), cc_mvec_is_null(vec, row), key))) return rc;
+            if ((rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row))) return rc;
+            vec = &leaf->columns[c];
+        }
+        if (col->collection != COLUMNAR_COLLECTION_NONE &&
+            (rc = cc_collcell_release(txn, cc_mvec_cell(vec, row), cc_column_elemtype(col))))
+            return rc;
+    }
+    cc_tree_remove_row(leaf, row);
+    cc_txn_forget_cache(txn);
+    ts->object_count--;
+    return 0;
+}
+
+int columnar_obj_delete(columnar_txn *txn, columnar_table_id table, columnar_key key) {
+    int rc = cc_txn_check_write(txn);
+    if (rc) return rc;
+    bool exists;
+    if ((rc = columnar_obj_exists(txn, table, key, &exists))) return rc;
+    if (!exists)
+        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
+                        cc_table_schema_get(txn, table)->name, (long long)key);
+    rc = delete_object(txn, table, key);
+    if (rc) txn->poisoned = true;
+    return rc;
+}
+
+int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     columnar_value *out) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    const cc_column *col;
+    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    if (col->collection != COLUMNAR_COLLECTION_NONE)
+        return CC_MISUSE("%s.%s is a collection: use the columnar_coll_* functions", cc_table_schema_get(txn, table)->name,
+                         col->name);
+    cc_tstate *ts;
+    cc_rowpos pos;
+    if ((rc = cc_obj_find(txn, table, key, &ts, &pos))) return rc;
+    uint8_t cell[16];
+    bool is_null;
+    if ((rc = cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, &is_null))) return rc;
+    cc_value_from_cell(col->type, cell, is_null, out);
+    return 0;
+}
+
+int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                         int64_t *out_value, bool *out_is_null) {
+    columnar_value value;
+    int rc = columnar_obj_get(txn, table, key, column, &value);
+    if (rc) return rc;
+    if (value.type != COLUMNAR_TYPE_INT && value.type != COLUMNAR_TYPE_BOOL && value.type != COLUMNAR_TYPE_LINK)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "column %u holds %s values, not integers", column, type_name(value.type));
+    *out_value = value.is_null ? 0 : value.type == COLUMNAR_TYPE_BOOL ? value.as.b : value.as.i;
+    if (out_is_null) *out_is_null = value.is_null;
+    return 0;
+}
+
+static int set_value(columnar_txn *txn, uint32_t table, int64_t key, uint32_t column, const void *cell, bool is_null) {
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    const cc_column *col = &schema->columns[column];
+    cc_tstate *ts;
+    cc_tnode *leaf;
+    uint32_t row;
+    int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
+    if (rc) return rc;
+    cc_mvec *vec = &leaf->columns[column];
+    uint8_t old[16];
+    memcpy(old, cc_mvec_cell(vec, row), vec->cell_bytes);
+    bool old_null = cc_mvec_is_null(vec, row);
+    if (col->flags & CF_COL_FLAG_INDEXED) {
+        if ((rc = cc_index_remove(txn, table, column, old, old_null, key)) ||
+            (rc = cc_index_insert(txn, table, column, cell, is_null, key)))
+            return rc;
+    }
+    if (col->type == COLUMNAR_TYPE_LINK) {
+        int64_t old_target, new_target;
+        memcpy(&old_target, old, 8);
+        memcpy(&new_target, cell, 8);
+        if (!old_null && (rc = cc_backlink_remove(txn, table, column, key, old_target))) return rc;
+        if (!is_null && (rc = cc_backlink_add(txn, table, column, key, new_target))) return rc;
+    }
+    /* Index and backlink maintenance may have moved rows of this table: find the row again. */
+    if ((rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row))) return rc;
+    vec = &leaf->columns[column];
+    memcpy(cc_mvec_cell(vec, row), cell, vec->cell_bytes);
+    if (vec->nulls) vec->nulls[row] = is_null;
+    return 0;
+}
+
+int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     const columnar_value *value) {
+    int rc = cc_txn_check_write(txn);
+    if (rc) return rc;
+    const cc_column *col;
+    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (col->collection != COLUMNAR_COLLECTION_NONE)
+        return CC_MISUSE("%s.%s is a collection: use the columnar_list/set/dict functions", schema->name, col->name);
+    bool exists;
+    if ((rc = columnar_obj_exists(txn, table, key, &exists))) return rc;
+    if (!exists)
+        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld", schema->name, (long long)key);
+    uint8_t cell[16];
+    bool is_null;
+    if ((rc = cc_value_to_cell(txn, schema, col, value, cell, &is_null))) return rc;
+    if (schema->primary_key == column) {
+        int64_t existing;
+        bool found;
+        if ((rc = cc_index_find(txn, table, column, cell, is_null, &existing, &found))) return rc;
+        if (found && existing != key)
+            return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s: object %lld already has that primary key value",
+                            schema->name, (long long)existing);
+    }
+    rc = set_value(txn, table, key, column, cell, is_null);
+    if (rc) txn->poisoned = true;
+    return rc;
+}
+
+int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                            const columnar_value *value, columnar_key *out_key) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    const cc_column *col;
+    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (col->collection != COLUMNAR_COLLECTION_NONE)
+        return CC_MISUSE("%s.%s is a collection", schema->name, col->name);
+    uint8_t cell[16];
+    bool is_null;
+    if (value->is_null) {
+        memset(cell, 0, sizeof cell);
+        is_null = true;
+    } else {
+        if ((uint8_t)value->type != col->type)
+            return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not %s", schema->name, col->name,
+                            type_name(col->type), type_name((uint8_t)value->type));
+        cc_cell_from_value(col->type, value, cell);
+        is_null = false;
+    }
+    if (col->flags & CF_COL_FLAG_INDEXED) {
+        bool found;
+        if ((rc = cc_index_find(txn, table, column, cell, is_null, out_key, &found))) return rc;
+        return found ? 0 : cc_error(COLUMNAR_ENOTFOUND, 0, "", "no object of %s has that %s", schema->name, col->name);
+    }
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    cc_cluster_pos cluster;
+    int64_t next = 0;
+    /* Without an index: scan cluster by cluster in key order. */
+    for (;;) {
+        if ((rc = cc_tree_seek_cluster(txn, &ts->root, next, &cluster))) return rc;
+        if (!cluster.found) break;
+        uint32_t rows = cluster.leaf ? cluster.leaf->count : cluster.keys.count;
+        int64_t last = 0;
+        for (uint32_t r = 0; r < rows; r++) {
+            int64_t key = cluster.leaf ? (int64_t)cluster.leaf->keys[r] : cc_node_int_at(&cluster.keys, r);
+            last = key;
+            if (key < next) continue;
+            cc_rowpos pos = { cluster.leaf, cluster.cluster_ref, r };
+            uint8_t current[16];
+            bool current_null;
+            if ((rc = cc_row_get(txn, schema, &pos, column, current, &current_null))) return rc;
+            if (current_null == is_null && cc_cell_compare(col->type, current, current_null, cell, is_null) == 0) {
+                *out_key = key;
+                return 0;
+            }
+        }
+        if (last == INT64_MAX) break;
+        next = last + 1;
+    }
+    return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no object of %s has that %s", schema->name, col->name);
+}
+
+int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *value,
+                                  columnar_key *out_key) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (!schema) return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no table with id %u", table);
+    if (schema->primary_key == CF_NO_COLUMN) return CC_MISUSE("table %s has no primary key", schema->name);
+    return columnar_obj_find_first(txn, table, schema->primary_key, value, out_key);
+}
+
+static int drop_in_node(columnar_txn *txn, cc_tnode *n, uint32_t column, const cc_column *col) {
+    int rc;
+    if (!n->is_leaf) {
+        for (uint32_t i = 0; i < n->count; i++)
+            if (n->children[i].node && (rc = drop_in_node(txn, n->children[i].node, column, col))) return rc;
+        return 0;
+    }
+    if (column >= n->column_count || n->columns[column].removed) return 0;
+    cc_mvec *vec = &n->columns[column];
+    if (col->collection != COLUMNAR_COLLECTION_NONE)
+        for (uint32_t r = 0; r < vec->count; r++)
+            if ((rc = cc_collcell_release(txn, cc_mvec_cell(vec, r), cc_column_elemtype(col)))) return rc;
+    cc_mvec_free(vec);
+    vec->removed = true;
+    return 0;
+}
+
+int cc_column_drop_data(columnar_txn *txn, uint32_t table, uint32_t column) {
+    cc_tstate *ts;
+    int rc = cc_table_state(txn, table, &ts);
+    if (rc) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    /* Every leaf is copied (freeing the old column leaves), then the column's values are released. */
+    if ((rc = cc_tree_materialize_all(txn, &ts->root, schema))) return rc;
+    ts->dirty = true;
+    cc_txn_forget_cache(txn);
+    return ts->root.node ? drop_in_node(txn, ts->root.node, column, &schema->columns[column]) : 0;
+}

@@ -1,0 +1,52 @@
+/*
+ * tree.h — the B+trees that hold tables (keyed by object key) and search indexes (keyed by value hash).
+ * Leaves are clusters: a keys array plus one column leaf per column. See format.h for the node layout.
+ *
+ * Read path: descend committed nodes in the mapping. Write path: copy the nodes on the way to a leaf into
+ * private cc_tnodes (their old nodes go on the to-free list); the commit writes private nodes bottom-up, splitting
+ * leaves into clusters of the configured size and inner nodes at CF_INNER_FANOUT children.
+ */
+#ifndef COLUMNAR_TREE_H
+#define COLUMNAR_TREE_H
+
+#include "coll.h"
+
+/* Finds `key`. On success *found tells whether it exists, and `out` locates it (a private leaf, or a committed
+ * cluster and row). */
+int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_rowpos *out, bool *found);
+/* Reads column `column` of the row at `pos`. */
+int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_rowpos *pos, uint32_t column,
+               void *cell, bool *is_null);
+/* Write path: makes the leaf that holds (or would hold) `key` private. With `insert` and the key absent, inserts
+ * a row with default values. *out_found says whether the key existed before. */
+int cc_tree_locate(columnar_txn *txn, cc_child *root, const cc_table_schema *schema, int64_t key, bool insert,
+                   cc_tnode **out_leaf, uint32_t *out_row, bool *out_found);
+/* Removes a row from a private leaf (the caller has released its collections). */
+void cc_tree_remove_row(cc_tnode *leaf, uint32_t row);
+/* Makes sure a private leaf has a vector for every schema column (new columns get defaults). */
+int cc_tree_leaf_fit(cc_tnode *leaf, const cc_table_schema *schema);
+
+/* Writes the private part of the tree; root->ref becomes the new root (0 when empty), root->node NULL. */
+int cc_tree_write(cc_emitter *emitter, cc_child *root, const cc_table_schema *schema, uint32_t cluster_size);
+/* Frees private memory of a tree (rollback). */
+void cc_tree_discard(cc_child *root);
+/* Schedules every node of the tree (and every collection its rows hold) to be freed, and clears it. */
+int cc_tree_release(columnar_txn *txn, cc_child *root, const cc_table_schema *schema);
+/* Calls `visit` for each row in key order (private and committed alike); stops at a non-zero return. */
+typedef int (*cc_row_visitor)(void *context, int64_t key, const cc_rowpos *pos);
+int cc_tree_each_row(const columnar_txn *txn, const cc_child *root, cc_row_visitor visit, void *context);
+/* Makes every leaf of the tree private (for column removal and index builds). */
+int cc_tree_materialize_all(columnar_txn *txn, cc_child *root, const cc_table_schema *schema);
+
+/* Cluster seek for iteration: the first cluster (committed or private leaf) holding a key >= `key`. */
+typedef struct cc_cluster_pos {
+    bool found;
+    cc_tnode *leaf;          /* private leaf, or NULL */
+    cc_node keys;            /* committed cluster's keys */
+    uint64_t cluster_ref;
+} cc_cluster_pos;
+int cc_tree_seek_cluster(const columnar_txn *txn, const cc_child *root, int64_t key, cc_cluster_pos *out);
+
+void cc_column_vec_init(cc_mvec *vec, const cc_column *column);
+
+#endif

@@ -1,0 +1,129 @@
+// Report: turns the results into the one table people read, or into JSON for programs.
+//
+// One row per workload and engine: throughput, latency percentiles, size on disk, peak memory, and on
+// Columnar's rows the ratio of its throughput to SQLite's (above 1: Columnar is faster).
+
+import Foundation
+
+struct Report: Codable {
+    var machine: MachineInfo
+    var configuration: BenchConfiguration
+    /// One line per engine on how it was set up (durability, commit path).
+    var engineSetups: [String]
+    var results: [WorkloadResult]
+    /// Whether peak memory was reset before each run (see PeakMemory); otherwise it is the process's maximum.
+    var peakMemoryIsPerRun: Bool
+
+    static let comparedEngine = "Columnar"
+    static let baselineEngine = "SQLite"
+
+    func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    func text() -> String {
+        var lines: [String] = []
+        lines.append(machine.line)
+        lines.append(
+            "sizes: \(Self.grouped(configuration.objectCount)) objects (bulk insert, read back, point reads), "
+                + "\(Self.grouped(configuration.commitCount)) single-object commits on a "
+                + "\(Self.grouped(configuration.updateTableObjectCount))-object table, seed \(configuration.seed)")
+        lines += engineSetups
+        lines.append("")
+
+        let header = ["workload", "engine", "ops/s", "p50 µs", "p99 µs", "max µs", "file size", "peak RSS",
+                      "\(Self.comparedEngine)/\(Self.baselineEngine)"]
+        var rows: [[String]] = [header]
+        for result in results {
+            let latency = result.latency
+            rows.append([
+                result.workload,
+                result.engine,
+                Self.grouped(Int(result.operationsPerSecond.rounded())),
+                latency.map { Self.microseconds($0.p50Microseconds) } ?? "-",
+                latency.map { Self.microseconds($0.p99Microseconds) } ?? "-",
+                latency.map { Self.microseconds($0.maxMicroseconds) } ?? "-",
+                Self.mebibytes(result.fileSizeBytes),
+                Self.mebibytes(result.peakMemoryBytes),
+                ratio(for: result).map { Self.format($0, decimals: 2) + "×" } ?? "",
+            ])
+        }
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let leftAligned: Set<Int> = [0, 1]
+        for (rowIndex, row) in rows.enumerated() {
+            let cells = row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return leftAligned.contains(column) ? cell + padding : padding + cell
+            }
+            lines.append(String(cells.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()))
+            if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+
+        lines.append("")
+        let batched = results.filter { ($0.latency?.operationsPerSample ?? 1) > 1 }
+        for result in batched where result.engine == results.first?.engine {
+            lines.append("\(result.workload): operations timed in batches of \(result.latency!.operationsPerSample); "
+                + "latencies are batch means.")
+        }
+        for result in results {
+            for note in result.notes { lines.append("\(result.workload), \(result.engine): \(note)") }
+        }
+        lines.append("\(Self.comparedEngine)/\(Self.baselineEngine): \(Self.comparedEngine)'s throughput divided by "
+            + "\(Self.baselineEngine)'s on the same workload (above 1: \(Self.comparedEngine) is faster).")
+        lines.append(peakMemoryIsPerRun
+            ? "peak RSS: VmHWM, reset before each run (both engines share one process)."
+            : "peak RSS: the process's maximum so far (the kernel refused a reset): later rows include earlier ones.")
+        lines.append("file size: bytes on disk after the run (SQLite: database + WAL; Columnar: the data file, "
+            + "which grows in preallocated steps; lock files not counted).")
+        return lines.joined(separator: "\n")
+    }
+
+    /// Columnar's throughput over SQLite's for the same workload, on Columnar's row.
+    private func ratio(for result: WorkloadResult) -> Double? {
+        guard result.engine == Self.comparedEngine,
+              let baseline = results.first(where: {
+                  $0.workload == result.workload && $0.engine == Self.baselineEngine
+              }),
+              baseline.operationsPerSecond > 0
+        else { return nil }
+        return result.operationsPerSecond / baseline.operationsPerSecond
+    }
+
+    // MARK: Number formatting (locale-independent, so reports compare across machines)
+
+    static func format(_ value: Double, decimals: Int) -> String {
+        guard value.isFinite else { return "-" }
+        var scale = 1.0
+        for _ in 0 ..< decimals { scale *= 10 }
+        let scaled = Int64((abs(value) * scale).rounded())
+        let whole = scaled / Int64(scale)
+        var text = (value < 0 && scaled != 0 ? "-" : "") + String(whole)
+        if decimals > 0 {
+            let fraction = String(scaled % Int64(scale))
+            text += "." + String(repeating: "0", count: decimals - fraction.count) + fraction
+        }
+        return text
+    }
+
+    static func grouped(_ value: Int) -> String {
+        let digits = String(abs(value))
+        var groups: [Substring] = []
+        var end = digits.endIndex
+        while end > digits.startIndex {
+            let start = digits.index(end, offsetBy: -3, limitedBy: digits.startIndex) ?? digits.startIndex
+            groups.insert(digits[start ..< end], at: 0)
+            end = start
+        }
+        return (value < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
+    static func microseconds(_ value: Double) -> String {
+        format(value, decimals: value < 10 ? 2 : value < 1000 ? 1 : 0)
+    }
+
+    static func mebibytes(_ bytes: UInt64) -> String {
+        format(Double(bytes) / Double(1 << 20), decimals: 1) + " MiB"
+    }
+}

@@ -1,0 +1,293 @@
+// Workload: the data both engines store, the engine interface, and the runner that executes each workload on
+// each engine, checks every answer and collects the figures.
+//
+// Workloads (the sizes are options of the command):
+//   a. bulk insert: `objectCount` objects of five columns in ONE write transaction with a durable commit; then
+//      the file is reopened and every value is read back and compared with what was written.
+//   c. point reads: one int column of every object, one object at a time, in a seeded random order.
+//   b. single-object commits: `commitCount` durable write transactions, each updating one object of a
+//      10,000-object table; latency per commit. Afterwards the table is reopened and checked.
+// (Letters follow the project's workload list; c runs before b because it reuses a's file.)
+
+import Columnar
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One object of the benchmark table: five columns of the common kinds.
+struct BenchRow: Equatable {
+    /// 0 ..< 1000: small values, which a bit-packing engine stores in few bits.
+    var small: Int64
+    /// Any 32-bit signed value.
+    var large: Int64
+    var ratio: Double
+    /// 10 ... 14 lowercase ASCII letters, about 12 bytes.
+    var label: ShortText
+    var flag: Bool
+}
+
+/// A string of at most 16 bytes (the size of `storage`) held inline, so generating rows allocates nothing.
+struct ShortText: Equatable {
+    private var storage: (UInt64, UInt64) = (0, 0)
+    private(set) var byteCount: Int = 0
+
+    init(randomLettersFrom generator: inout SplitMix64) {
+        byteCount = 10 + Int(generator.next() % 5)
+        withUnsafeMutableBytes(of: &storage) { bytes in
+            for index in 0 ..< byteCount { bytes[index] = UInt8(ascii: "a") + UInt8(generator.next() % 26) }
+        }
+    }
+
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: storage) { try body(UnsafeRawBufferPointer(rebasing: $0[0 ..< byteCount])) }
+    }
+
+    /// Whether `count` bytes at `data` are exactly this text.
+    func matches(_ data: UnsafeRawPointer?, count: Int) -> Bool {
+        guard count == byteCount else { return false }
+        guard count > 0 else { return true }
+        guard let data else { return false }
+        return withBytes { memcmp($0.baseAddress!, data, count) == 0 }
+    }
+
+    var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+
+    static func == (left: ShortText, right: ShortText) -> Bool {
+        left.withBytes { right.matches($0.baseAddress, count: $0.count) }
+    }
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast, well-mixed generator, so runs are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}
+
+/// The rows of a table, each a pure function of (seed, rowIndex): both engines get the same data, and readers
+/// can recompute any row to check it without keeping the table in memory.
+struct DataSet {
+    let seed: UInt64
+
+    func row(at rowIndex: Int) -> BenchRow {
+        var generator = SplitMix64(seed: seed ^ (UInt64(rowIndex) &* 0xD6E8_FEB8_6659_FD93))
+        let small = Int64(generator.next() % 1000)
+        let large = Int64(Int32(truncatingIfNeeded: generator.next()))
+        let ratio = Double(generator.next() >> 11) / Double(1 << 53) * 1000
+        let flag = generator.next() & 1 == 1
+        let label = ShortText(randomLettersFrom: &generator)
+        return BenchRow(small: small, large: large, ratio: ratio, label: label, flag: flag)
+    }
+}
+
+/// One single-object update of workload b: set `small` of row `rowIndex` to `newSmall`.
+struct RowUpdate {
+    var rowIndex: Int
+    var newSmall: Int64
+}
+
+/// A failure of the harness: an engine call failed, or an engine returned a wrong answer.
+enum BenchError: Error, CustomStringConvertible {
+    case columnar(call: String, error: ColumnarError)
+    case sqlite(call: String, code: Int32, message: String)
+    case wrongAnswer(engine: String, what: String)
+    case setup(String)
+
+    var description: String {
+        switch self {
+        case .columnar(let call, let error): return "Columnar: \(call) failed: \(error)"
+        case .sqlite(let call, let code, let message): return "SQLite: \(call) failed (code \(code)): \(message)"
+        case .wrongAnswer(let engine, let what): return "\(engine) returned a wrong answer: \(what)"
+        case .setup(let what): return what
+        }
+    }
+}
+
+/// What the runner needs of an engine. Each method opens the database at `path`, does its part and closes it
+/// again, so every workload sees a freshly opened file. Methods time only the part being measured, through
+/// `recorder` (`startRun`/`endRun` around the measured interval and `measure` around each operation).
+protocol BenchmarkEngine: AnyObject {
+    var name: String { get }
+    /// One line about how the engine is set up (durability, commit path), for the report.
+    var setupDescription: String { get }
+    /// The file name extension of its databases.
+    var fileExtension: String { get }
+    /// The files whose sizes make up the database's size on disk.
+    func dataFiles(at path: String) -> [String]
+    /// Every file the engine may create for a database at `path` (removed before and after a run).
+    func allFiles(at path: String) -> [String]
+
+    /// Workload a, first half: creates the table and inserts rows 0 ..< rowCount in one durable transaction.
+    func bulkInsert(path: String, data: DataSet, rowCount: Int, recorder: inout LatencyRecorder) throws
+    /// Workload a, second half: reads every value of every object, compares each with `data` and returns the
+    /// number of objects checked.
+    func readBack(path: String, data: DataSet, rowCount: Int, recorder: inout LatencyRecorder) throws -> Int
+    /// Workload c: reads `small` of each row in `rowOrder`, one at a time, and returns the sum of the values.
+    func pointReads(path: String, rowOrder: [Int], recorder: inout LatencyRecorder) throws -> Int64
+    /// Workload b, setup (not measured): creates a table of rows 0 ..< rowCount in one transaction.
+    func createUpdateTable(path: String, data: DataSet, rowCount: Int) throws
+    /// Workload b: applies each update in its own durable write transaction.
+    func singleObjectCommits(path: String, updates: [RowUpdate], recorder: inout LatencyRecorder) throws
+    /// Workload b, check: `small` of rows 0 ..< rowCount, by row index.
+    func smallColumn(path: String, rowCount: Int) throws -> [Int64]
+}
+
+/// The sizes and seed of one run of the harness.
+struct BenchConfiguration: Codable {
+    var objectCount: Int
+    var commitCount: Int
+    var updateTableObjectCount: Int
+    var seed: UInt64
+}
+
+/// The outcome of one workload on one engine.
+struct WorkloadResult: Codable {
+    var workload: String
+    var engine: String
+    var operationCount: Int
+    var elapsedSeconds: Double
+    var operationsPerSecond: Double
+    var latency: LatencySummary?
+    var fileSizeBytes: UInt64
+    var peakMemoryBytes: UInt64
+    var notes: [String]
+}
+
+/// Runs every workload on every engine, in one process, on fresh files in `directory`.
+struct WorkloadRunner {
+    let configuration: BenchConfiguration
+    let engines: [any BenchmarkEngine]
+    let directory: String
+    /// Whether database files stay in `directory` after their workloads (for inspection) or are removed.
+    let keepFiles: Bool
+    /// Called with a line of progress before each step.
+    let progress: (String) -> Void
+    /// Whether the peak-memory figures are per run (see PeakMemory).
+    private(set) var peakMemoryIsPerRun = true
+
+    init(configuration: BenchConfiguration, engines: [any BenchmarkEngine], directory: String, keepFiles: Bool,
+         progress: @escaping (String) -> Void) {
+        self.configuration = configuration
+        self.engines = engines
+        self.directory = directory
+        self.keepFiles = keepFiles
+        self.progress = progress
+    }
+
+    mutating func runAll() throws -> [WorkloadResult] {
+        var results: [WorkloadResult] = []
+        let bulkData = DataSet(seed: configuration.seed)
+        let objectCount = configuration.objectCount
+
+        // a. Bulk insert, then (with the file closed and reopened) read everything back.
+        for engine in engines {
+            let path = databasePath(engine, "bulk")
+            removeFiles(of: engine, at: path)
+            results.append(try measure("bulk insert (1 txn)", engine, path, operations: objectCount) { recorder in
+                try engine.bulkInsert(path: path, data: bulkData, rowCount: objectCount, recorder: &recorder)
+            })
+        }
+        for engine in engines {
+            let path = databasePath(engine, "bulk")
+            results.append(try measure("read back 5 cols", engine, path, operations: objectCount) { recorder in
+                let checked = try engine.readBack(path: path, data: bulkData, rowCount: objectCount,
+                                                  recorder: &recorder)
+                guard checked == objectCount else {
+                    throw BenchError.wrongAnswer(engine: engine.name,
+                                                 what: "read back \(checked) objects, expected \(objectCount)")
+                }
+                recorder.notes.append("checked all \(checked) objects' values")
+            })
+        }
+
+        // c. Point reads of one int column, in one seeded random order shared by both engines.
+        var orderGenerator = SplitMix64(seed: configuration.seed &+ 1)
+        var rowOrder = Array(0 ..< objectCount)
+        rowOrder.shuffle(using: &orderGenerator)
+        let expectedSum = (0 ..< objectCount).reduce(Int64(0)) { $0 + bulkData.row(at: $1).small }
+        for engine in engines {
+            let path = databasePath(engine, "bulk")
+            results.append(try measure("point reads int col", engine, path, operations: objectCount,
+                                       operationsPerSample: 64) { recorder in
+                let sum = try engine.pointReads(path: path, rowOrder: rowOrder, recorder: &recorder)
+                guard sum == expectedSum else {
+                    throw BenchError.wrongAnswer(engine: engine.name,
+                                                 what: "point reads summed to \(sum), expected \(expectedSum)")
+                }
+            })
+            if !keepFiles { removeFiles(of: engine, at: path) }
+        }
+
+        // b. Single-object durable commits on a 10,000-object table.
+        let updateData = DataSet(seed: configuration.seed &+ 2)
+        let tableCount = configuration.updateTableObjectCount
+        var updateGenerator = SplitMix64(seed: configuration.seed &+ 3)
+        let updates = (0 ..< configuration.commitCount).map { _ in
+            RowUpdate(rowIndex: Int(updateGenerator.next() % UInt64(tableCount)),
+                      newSmall: Int64(updateGenerator.next() % 1000))
+        }
+        var expectedSmall = (0 ..< tableCount).map { updateData.row(at: $0).small }
+        for update in updates { expectedSmall[update.rowIndex] = update.newSmall }
+        for engine in engines {
+            let path = databasePath(engine, "commits")
+            removeFiles(of: engine, at: path)
+            progress("\(engine.name): creating the \(tableCount)-object table for single-object commits")
+            try engine.createUpdateTable(path: path, data: updateData, rowCount: tableCount)
+            results.append(try measure("single-object commits", engine, path,
+                                       operations: configuration.commitCount) { recorder in
+                try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
+            })
+            let actualSmall = try engine.smallColumn(path: path, rowCount: tableCount)
+            if let rowIndex = actualSmall.indices.first(where: { actualSmall[$0] != expectedSmall[$0] }) {
+                throw BenchError.wrongAnswer(
+                    engine: engine.name,
+                    what: "after the commits, row \(rowIndex) holds \(actualSmall[rowIndex]), "
+                        + "expected \(expectedSmall[rowIndex])")
+            }
+            results[results.count - 1].notes.append("reopened and checked all \(tableCount) objects")
+            if !keepFiles { removeFiles(of: engine, at: path) }
+        }
+        return results
+    }
+
+    private mutating func measure(
+        _ workload: String, _ engine: any BenchmarkEngine, _ path: String, operations: Int,
+        operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
+    ) throws -> WorkloadResult {
+        progress("\(engine.name): \(workload) (\(operations) operations)")
+        if !PeakMemory.reset() { peakMemoryIsPerRun = false }
+        var recorder = LatencyRecorder(expectedOperations: operations, operationsPerSample: operationsPerSample)
+        try body(&recorder)
+        let peakMemoryBytes = PeakMemory.peakBytes()
+        let elapsedSeconds = Double(recorder.runNanoseconds) / 1e9
+        return WorkloadResult(
+            workload: workload,
+            engine: engine.name,
+            operationCount: operations,
+            elapsedSeconds: elapsedSeconds,
+            operationsPerSecond: elapsedSeconds > 0 ? Double(operations) / elapsedSeconds : 0,
+            latency: recorder.summary(),
+            fileSizeBytes: engine.dataFiles(at: path).reduce(0) { $0 + fileSizeBytes($1) },
+            peakMemoryBytes: peakMemoryBytes,
+            notes: recorder.notes)
+    }
+
+    private func databasePath(_ engine: any BenchmarkEngine, _ name: String) -> String {
+        "\(directory)/\(name).\(engine.fileExtension)"
+    }
+
+    private func removeFiles(of engine: any BenchmarkEngine, at path: String) {
+        for file in engine.allFiles(at: path) { unlink(file) }
+    }
+
+    private func fileSizeBytes(_ path: String) -> UInt64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? UInt64(info.st_size) : 0
+    }
+}
