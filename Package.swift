@@ -43,7 +43,6 @@ let package = Package(
             dependencies: ["CColumnar", "ColumnarTestSupport", "ColumnarTestWorker"]
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
-        .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport"]),
     ],
     cLanguageStandard: .c11
 )

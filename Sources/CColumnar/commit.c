@@ -29,14 +29,26 @@
 typedef struct cc_committer {
     cc_emitter emitter;       /* first, so the allocator can recover the committer */
     uint64_t end;             /* end of the used part of the file */
-    bool bump_only;           /* allocate at the end only (the free list's own nodes and the top) */
+    bool bump_only;           /* allocate from [region_next, region_end) only: the free list's nodes and the top */
+    uint64_t region_next;
+    uint64_t region_end;
     size_t next_fit;          /* where the free-list scan resumes */
 } cc_committer;
 
 static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
     cc_committer *c = (cc_committer *)emitter;
     columnar_txn *txn = emitter->txn;
-    if (!c->bump_only) {
+    if (c->bump_only) {
+        /* The free list and top go into the region reserved for them (write_free_list). */
+        if (c->region_next + bytes > c->region_end) {
+            *error = CC_CORRUPT(c->region_next, "internal error: the free list outgrew its reserved region");
+            return 0;
+        }
+        uint64_t pos = c->region_next;
+        c->region_next += bytes;
+        return pos;
+    }
+    {
         cc_rangevec *list = &txn->free_list;
         for (size_t scanned = 0; scanned < list->count; scanned++) {
             size_t i = (c->next_fit + scanned) % list->count;
@@ -142,30 +154,28 @@ static int build_free_list(columnar_txn *txn, uint64_t new_version, cc_rangevec 
     return 0;
 }
 
-static int write_header(columnar_txn *txn, uint64_t version, uint64_t top_ref, uint64_t used_size,
-                        uint64_t free_bytes) {
+/* Builds the header that makes `version` current: its slot (version % 2) filled and checksummed, the other slot as
+ * it is on disk, the selector pointing at the new slot. */
+static int build_header(columnar_txn *txn, uint64_t version, uint64_t top_ref, uint64_t used_size,
+                        uint64_t free_bytes, cf_header *header) {
     columnar_db *db = txn->db;
-    cf_header header;
-    memset(&header, 0, sizeof header);
+    memset(header, 0, sizeof *header);
     if (txn->top_ref) {
-        ssize_t got = pread(db->fd, &header, sizeof header, 0);
-        if (got != (ssize_t)sizeof header) return cc_error(got < 0 ? -errno : -EIO, 0, "", "cannot reread the header");
+        ssize_t got = pread(db->fd, header, sizeof *header, 0);
+        if (got != (ssize_t)sizeof *header) return cc_error(got < 0 ? -errno : -EIO, 0, "", "cannot reread the header");
     }
-    memcpy(header.magic, CF_MAGIC, CF_MAGIC_BYTES);
-    header.format_version = CF_FORMAT_VERSION;
-    header.header_bytes = CF_HEADER_BYTES;
+    memcpy(header->magic, CF_MAGIC, CF_MAGIC_BYTES);
+    header->format_version = CF_FORMAT_VERSION;
+    header->header_bytes = CF_HEADER_BYTES;
     int slot_index = (int)(version % 2);
-    cf_slot *slot = &header.slots[slot_index];
+    cf_slot *slot = &header->slots[slot_index];
     memset(slot, 0, sizeof *slot);
     slot->top_ref = top_ref;
     slot->version = version;
     slot->used_size = used_size;
     slot->free_bytes = free_bytes;
     slot->checksum = cc_crc32c(0, slot, offsetof(cf_slot, checksum));
-    header.selector = (uint8_t)slot_index;
-    columnar_io_write write = { 0, &header, sizeof header };
-    int rc = db->io->write_batch(db->io->context, db->fd, &write, 1);
-    if (rc) return cc_error(rc, 0, "", "writing the header of %s failed: %s", db->path, columnar_strerror(rc));
+    header->selector = (uint8_t)slot_index;
     return 0;
 }
 
@@ -173,9 +183,8 @@ static bool durable(const columnar_db *db) {
     return db->durability == COLUMNAR_DURABILITY_FULL && !(db->flags & COLUMNAR_OPEN_IN_MEMORY);
 }
 
-/* Writes the emitter's nodes, coalescing neighbours into single writes. */
-static int write_nodes(columnar_txn *txn, cc_emitter *e) {
-    columnar_db *db = txn->db;
+/* The emitter's nodes as a write batch, neighbours coalesced into single writes. */
+static int build_batch(cc_emitter *e, columnar_io_write **out_batch, size_t *out_count) {
     if (e->write_count) qsort(e->writes, e->write_count, sizeof *e->writes, compare_writes);
     columnar_io_write *batch = malloc((e->write_count ? e->write_count : 1) * sizeof *batch);
     if (!batch) return -ENOMEM;
@@ -190,10 +199,51 @@ static int write_nodes(columnar_txn *txn, cc_emitter *e) {
         }
         batch[n++] = (columnar_io_write){ w->ref, data, w->bytes };
     }
-    int rc = n ? db->io->write_batch(db->io->context, db->fd, batch, n) : 0;
-    free(batch);
-    if (rc) return cc_error(rc, 0, "", "writing %zu new nodes to %s failed: %s", e->write_count, db->path,
-                            columnar_strerror(rc));
+    *out_batch = batch;
+    *out_count = n;
+    return 0;
+}
+
+/* Nodes, sync, header, sync: as one submission when the I/O layer offers it, else step by step. */
+static int write_durably(columnar_txn *txn, const columnar_io_write *batch, size_t count, const cf_header *header) {
+    columnar_db *db = txn->db;
+    const columnar_io *io = db->io;
+    columnar_io_write header_write = { 0, header, sizeof *header };
+    bool sync = durable(db);
+    if (io->write_commit) {
+        int rc = io->write_commit(io->context, db->fd, batch, count, &header_write, sync);
+        if (rc) return cc_error(rc, 0, "", "committing to %s failed: %s", db->path, columnar_strerror(rc));
+        return 0;
+    }
+    int rc = count ? io->write_batch(io->context, db->fd, batch, count) : 0;
+    if (rc) return cc_error(rc, 0, "", "writing %zu node ranges to %s failed: %s", count, db->path, columnar_strerror(rc));
+    if (sync && (rc = io->sync(io->context, db->fd)))
+        return cc_error(rc, 0, "", "fdatasync of %s after writing nodes failed: %s", db->path, columnar_strerror(rc));
+    if ((rc = io->write_batch(io->context, db->fd, &header_write, 1)))
+        return cc_error(rc, 0, "", "writing the header of %s failed: %s", db->path, columnar_strerror(rc));
+    if (sync && (rc = io->sync(io->context, db->fd)))
+        return cc_error(rc, 0, "", "fdatasync of %s after writing the header failed: %s", db->path,
+                        columnar_strerror(rc));
+    return 0;
+}
+
+/* Writes zeros over [from, to): preallocated space must be written once, or every later commit that puts
+ * nodes there pays for converting "unwritten" extents (a metadata journal commit inside its fdatasync, and
+ * io_uring handing the write to a kernel worker because it cannot complete without allocating). */
+static int zero_fill(columnar_db *db, uint64_t from, uint64_t to) {
+    static const uint8_t zeros[1u << 20];
+    enum { batch_ranges = 64 };
+    columnar_io_write batch[batch_ranges];
+    while (from < to) {
+        size_t n = 0;
+        for (; n < batch_ranges && from < to; n++) {
+            uint64_t size = to - from < sizeof zeros ? to - from : sizeof zeros;
+            batch[n] = (columnar_io_write){ from, zeros, (size_t)size };
+            from += size;
+        }
+        int rc = db->io->write_batch(db->io->context, db->fd, batch, n);
+        if (rc) return rc;
+    }
     return 0;
 }
 
@@ -213,10 +263,77 @@ static int grow_file(columnar_txn *txn, uint64_t needed) {
     target = (target + GROW_MIN_BYTES - 1) & ~(GROW_MIN_BYTES - 1);
     if (target > db->map.reserved_bytes) target = db->map.reserved_bytes;
     int rc = db->io->grow(db->io->context, db->fd, target);
+    /* This commit's own nodes cover [used end, needed); only the slack after them needs zeros. */
+    if (!rc) rc = zero_fill(db, needed > size ? needed : size, target);
     if (rc) return cc_error(rc, 0, "", "cannot grow %s to %llu bytes: %s", db->path, (unsigned long long)target,
                             columnar_strerror(rc));
     txn->file_size = target;
     return 0;
+}
+
+/* Bytes the free list's three arrays (fixed 64-bit width) and the top node take for `entries` entries. */
+static uint64_t free_list_bytes(size_t entries) {
+    return 3 * cc_node_span((uint64_t)entries * 8) + cc_node_span(CF_TOP_CHILDREN * 8);
+}
+
+/* Places and writes the free list and then (by the caller) the top node. Their own placement would change the
+ * list they record, so the region is reserved first with room for two more entries than the list has now
+ * (carving the region may split an entry; the unused rest of the region becomes one more entry), out of space
+ * that is reusable now, or else at the end. The arrays use a fixed 64-bit width so their size depends only on
+ * the number of entries. Without this the list and top would always go to the end and the file would grow by
+ * their size on every commit. */
+static int write_free_list(cc_committer *c, cc_rangevec *list, uint64_t top_children[CF_TOP_CHILDREN],
+                           uint64_t *out_free_bytes) {
+    columnar_txn *txn = c->emitter.txn;
+    uint64_t reserved = free_list_bytes(list->count + 2) + 8;
+    uint64_t region = 0, region_version = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        cc_range *entry = &list->items[i];
+        if (entry->size >= reserved && entry->version <= txn->oldest_pinned) {
+            region = entry->pos;
+            region_version = entry->version;
+            entry->pos += reserved;
+            entry->size -= reserved;
+            if (entry->size == 0) memmove(entry, entry + 1, (list->count - i - 1) * sizeof *entry), list->count--;
+            break;
+        }
+    }
+    if (!region) {
+        region = c->end;
+        c->end += reserved;
+    }
+    uint64_t used = free_list_bytes(list->count + 1);
+    /* The rest of the region (at least 32 bytes by construction) goes back on the list, sorted in place. */
+    cc_range rest = { region + used, reserved - used, region_version };
+    int rc = cc_rangevec_push(list, rest.pos, rest.size, rest.version);
+    if (rc) return rc;
+    size_t at = list->count - 1;
+    while (at > 0 && list->items[at - 1].pos > rest.pos) {
+        list->items[at] = list->items[at - 1];
+        at--;
+    }
+    list->items[at] = rest;
+    size_t n = list->count;
+    int64_t *column = malloc((n ? n : 1) * sizeof *column);
+    if (!column) return -ENOMEM;
+    c->bump_only = true;
+    c->region_next = region;
+    c->region_end = region + used;
+    uint8_t roles[3] = { CF_ROLE_FREE_POS, CF_ROLE_FREE_SIZE, CF_ROLE_FREE_VERSION };
+    uint32_t slots[3] = { CF_TOP_FREE_POS, CF_TOP_FREE_SIZE, CF_TOP_FREE_VERSION };
+    for (int array = 0; array < 3 && !rc; array++) {
+        for (size_t i = 0; i < n; i++) {
+            const cc_range *r = &list->items[i];
+            column[i] = (int64_t)(array == 0 ? r->pos : array == 1 ? r->size : r->version);
+        }
+        uint8_t *payload = cc_emit_begin(&c->emitter, n * 8);
+        if (!payload) { rc = -ENOMEM; break; }
+        cc_packed_encode(column, n, 64, payload);
+        rc = cc_emit_end(&c->emitter, COLUMNAR_ENCODING_PACKED_INT, 64, roles[array], 0, n, &top_children[slots[array]]);
+    }
+    free(column);
+    for (size_t i = 0; i < n; i++) *out_free_bytes += list->items[i].size;
+    return rc;
 }
 
 int cc_commit(columnar_txn *txn) {
@@ -228,6 +345,8 @@ int cc_commit(columnar_txn *txn) {
     c.end = txn->used_size;
     cc_rangevec free_list = { 0 };
     uint64_t *table_refs = NULL;
+    columnar_io_write *batch = NULL;
+    size_t batch_count = 0;
     int rc = 0;
 
     /* The base version's top-level nodes are all replaced. */
@@ -285,37 +404,16 @@ int cc_commit(columnar_txn *txn) {
         c.end = last->pos;
         free_list.count--;
     }
-    c.bump_only = true;
     uint64_t free_bytes = 0;
-    {
-        size_t n = free_list.count;
-        int64_t *column = malloc((n ? n : 1) * sizeof *column);
-        if (!column) { rc = -ENOMEM; goto done; }
-        for (size_t i = 0; i < n; i++) column[i] = (int64_t)free_list.items[i].pos;
-        rc = cc_emit_ints(&c.emitter, CF_ROLE_FREE_POS, 0, column, n, &top_children[CF_TOP_FREE_POS]);
-        for (size_t i = 0; i < n; i++) free_bytes += free_list.items[i].size;
-        for (size_t i = 0; i < n && !rc; i++) column[i] = (int64_t)free_list.items[i].size;
-        if (!rc) rc = cc_emit_ints(&c.emitter, CF_ROLE_FREE_SIZE, 0, column, n, &top_children[CF_TOP_FREE_SIZE]);
-        for (size_t i = 0; i < n && !rc; i++) column[i] = (int64_t)free_list.items[i].version;
-        if (!rc) rc = cc_emit_ints(&c.emitter, CF_ROLE_FREE_VERSION, 0, column, n, &top_children[CF_TOP_FREE_VERSION]);
-        free(column);
-        if (rc) goto done;
-    }
+    if ((rc = write_free_list(&c, &free_list, top_children, &free_bytes))) goto done;
     uint64_t top_ref;
     if ((rc = cc_emit_refs(&c.emitter, CF_ROLE_TOP, 0, top_children, CF_TOP_CHILDREN, &top_ref))) goto done;
 
+    cf_header header;
+    if ((rc = build_header(txn, new_version, top_ref, c.end, free_bytes, &header))) goto done;
+    if ((rc = build_batch(&c.emitter, &batch, &batch_count))) goto done;
     /* From here on the file is written: a failure poisons the transaction. */
-    if ((rc = grow_file(txn, c.end)) || (rc = write_nodes(txn, &c.emitter))) goto failed_io;
-    if (durable(db) && (rc = db->io->sync(db->io->context, db->fd))) {
-        rc = cc_error(rc, 0, "", "fdatasync of %s after writing nodes failed: %s", db->path, columnar_strerror(rc));
-        goto failed_io;
-    }
-    if ((rc = write_header(txn, new_version, top_ref, c.end, free_bytes))) goto failed_io;
-    if (durable(db) && (rc = db->io->sync(db->io->context, db->fd))) {
-        rc = cc_error(rc, 0, "", "fdatasync of %s after writing the header failed: %s", db->path,
-                      columnar_strerror(rc));
-        goto failed_io;
-    }
+    if ((rc = grow_file(txn, c.end)) || (rc = write_durably(txn, batch, batch_count, &header))) goto failed_io;
     if ((rc = cc_map_ensure(&db->map, db->fd, c.end))) goto failed_io;
     cc_published published = { new_version, top_ref, c.end, txn->file_size };
     cc_lock_publish(db->lock, &published);
@@ -323,6 +421,7 @@ int cc_commit(columnar_txn *txn) {
 failed_io:
     txn->poisoned = true;
 done:
+    free(batch);
     free(table_refs);
     cc_rangevec_free(&free_list);
     cc_emitter_free(&c.emitter);
@@ -341,6 +440,7 @@ int cc_create_initial_version(columnar_db *db) {
     memcpy(page, zero_page, sizeof page);
     memcpy(page, &header, sizeof header);
     int rc = db->io->grow(db->io->context, db->fd, GROW_MIN_BYTES);
+    if (!rc) rc = zero_fill(db, CF_HEADER_BYTES, GROW_MIN_BYTES);
     if (rc) return cc_error(rc, 0, "", "cannot size the new file %s: %s", db->path, columnar_strerror(rc));
     columnar_io_write write = { 0, page, sizeof page };
     if ((rc = db->io->write_batch(db->io->context, db->fd, &write, 1)))

@@ -500,6 +500,11 @@ struct columnar_io {
     int (*sync)(void *context, int fd);
     /** Makes the file at least `size_bytes` long (preallocating). */
     int (*grow)(void *context, int fd, uint64_t size_bytes);
+    /** Optional (may be NULL): the whole commit as one submission — the node `writes`, a sync, the `header`
+     *  write, a sync — each step starting only after the previous one completed (with `sync` false the syncs are
+     *  left out). When NULL, the engine calls write_batch and sync step by step in the same order. */
+    int (*write_commit)(void *context, int fd, const columnar_io_write *writes, size_t write_count,
+                        const columnar_io_write *header, bool sync);
 };
 
 /** A fault-injecting I/O layer over the real one (it uses io_uring when the database would). */
