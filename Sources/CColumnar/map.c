@@ -48,9 +48,10 @@ int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes) {
             goto done;
         }
         uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-        /* Map whole pages the file has, never past its end (touching those would fault). */
-        uint64_t target = (uint64_t)st.st_size & ~(page - 1);
-        if (target < size_bytes) {
+        /* Map up to the end of the page holding the file's last byte: the rest of that page reads as zeros, while
+         * a page wholly past the end would fault. Refs are checked against the used size, which is <= file size. */
+        uint64_t target = ((uint64_t)st.st_size + page - 1) & ~(page - 1);
+        if ((uint64_t)st.st_size < size_bytes) {
             rc = CC_CORRUPT(size_bytes, "the database needs %llu bytes but the file has %llu",
                             (unsigned long long)size_bytes, (unsigned long long)st.st_size);
             goto done;

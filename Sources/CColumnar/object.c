@@ -499,10 +499,11 @@ int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key ke
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (col->collection != COLUMNAR_COLLECTION_NONE)
         return CC_MISUSE("%s.%s is a collection: use the columnar_list/set/dict functions", schema->name, col->name);
-    bool exists;
-    if ((rc = columnar_obj_exists(txn, table, key, &exists))) return rc;
-    if (!exists)
-        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld", schema->name, (long long)key);
+    /* Finding the row (and making its leaf private) changes nothing the user can see, so it may come first. */
+    cc_tstate *ts;
+    cc_tnode *leaf;
+    uint32_t row;
+    if ((rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row))) return rc;
     uint8_t cell[16];
     bool is_null;
     if ((rc = cc_value_to_cell(txn, schema, col, value, cell, &is_null))) return rc;

@@ -323,9 +323,10 @@ int columnar_column_set_indexed(columnar_txn *txn, columnar_table_id table, colu
 
 typedef int64_t columnar_key;   /**< object key: 0 ... INT64_MAX, stable for the object's life */
 
-/** Creates an object with the next unused key (keys are never reused within a table).
+/** Creates an object with the next unused key (keys are never reused within a table). Every column starts at its
+ *  default: null when nullable, else zero / empty; an empty collection.
  *  Errors: COLUMNAR_EMISUSE (read txn), COLUMNAR_ENOTFOUND (table), COLUMNAR_EEXISTS (the table has a primary key
- *  whose column is not nullable: use columnar_obj_create_with_primary_key). */
+ *  and another object already has the default value there; use columnar_obj_create_with_primary_key). */
 int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key *out_key);
 /** Creates an object with the given key. Errors: COLUMNAR_EEXISTS (key in use), COLUMNAR_EMISUSE (key < 0). */
 int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key);

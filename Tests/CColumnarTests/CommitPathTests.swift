@@ -1,0 +1,161 @@
+// CommitPathTests.swift — which path commits take (io_uring or pwrite) and what a failed write does to a commit.
+//
+// The suite runs twice in CI: once as is, and once with COLUMNAR_NO_IO_URING=1, which must have the effect of
+// COLUMNAR_OPEN_NO_IO_URING. A write that fails with ENOSPC or EIO (injected through columnar_faultio at every
+// position within a commit) must fail that commit with the same code, leave nothing of it behind, and keep the
+// previous version readable, in the same handle and after a reopen.
+
+import CColumnar
+import ColumnarTestSupport
+import Foundation
+import XCTest
+
+final class CommitPathTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws {
+        directory = try TemporaryDirectory(prefix: "commitpath")
+    }
+
+    override func tearDown() {
+        directory.cleanup()
+    }
+
+    private var ioUringTurnedOffByEnvironment: Bool {
+        ProcessInfo.processInfo.environment["COLUMNAR_NO_IO_URING"] == "1"
+    }
+
+    /// Commits a few steps and checks them after a reopen, so each path is shown to write a readable file.
+    private func assertCommitsSurviveReopen(path: String, flags: OpenFlags, file: StaticString = #filePath,
+                                            line: UInt = #line) throws {
+        do {
+            let db = try TestDatabase(path: path, flags: flags.union(.create))
+            defer { db.close() }
+            try db.write { try CounterWorkload.createSchema(in: $0) }
+            for _ in 0..<5 { try CounterWorkload.commitStep(db) }
+        }
+        let db = try TestDatabase(path: path, flags: flags)
+        defer { db.close() }
+        try db.read { txn in
+            let state = try CounterWorkload.read(txn)
+            XCTAssertEqual(state.counter, 5, file: file, line: line)
+            XCTAssertTrue(CounterWorkload.isConsistent(state), file: file, line: line)
+            XCTAssertVerifies(txn, file: file, line: line)
+        }
+    }
+
+    func testDefaultCommitPathIsIOUringUnlessTheEnvironmentTurnsItOff() throws {
+        let path = directory.file("default.columnar")
+        let db = try TestDatabase(path: path)
+        let commitPath = db.commitPath
+        let description = db.commitPathDescription
+        db.close()
+        if ioUringTurnedOffByEnvironment {
+            XCTAssertEqual(commitPath, COLUMNAR_COMMIT_PATH_PWRITE, "COLUMNAR_NO_IO_URING=1: \(description)")
+            XCTAssertTrue(description.hasPrefix("pwrite"), description)
+        } else {
+            XCTAssertEqual(commitPath, COLUMNAR_COMMIT_PATH_IO_URING, "commit path: \(description)")
+            XCTAssertEqual(description, "io_uring")
+        }
+        try assertCommitsSurviveReopen(path: path, flags: [])
+    }
+
+    func testNoIOUringFlagSelectsPwrite() throws {
+        let path = directory.file("pwrite.columnar")
+        let db = try TestDatabase(path: path, flags: [.create, .noIOUring])
+        XCTAssertEqual(db.commitPath, COLUMNAR_COMMIT_PATH_PWRITE, db.commitPathDescription)
+        XCTAssertTrue(db.commitPathDescription.hasPrefix("pwrite"), db.commitPathDescription)
+        db.close()
+        try assertCommitsSurviveReopen(path: path, flags: [.noIOUring])
+    }
+
+    func testInMemoryDatabaseReportsTheMemoryPath() throws {
+        let db = try TestDatabase(path: "commit-path-test-\(UUID().uuidString)", flags: [.create, .inMemory])
+        defer { db.close() }
+        XCTAssertEqual(db.commitPath, COLUMNAR_COMMIT_PATH_MEMORY)
+        XCTAssertEqual(db.commitPathDescription, "memory")
+        try db.write { try CounterWorkload.createSchema(in: $0) }
+        XCTAssertEqual(try CounterWorkload.commitStep(db), 1)
+    }
+
+    func testFaultIOUsesTheSamePathAsTheDatabaseWould() throws {
+        let faultIO = FaultIO(seed: 1)
+        let db = try TestDatabase(path: directory.file("faultio.columnar"), io: faultIO.io)
+        defer { db.close() }
+        XCTAssertEqual(db.commitPath, ioUringTurnedOffByEnvironment ? COLUMNAR_COMMIT_PATH_PWRITE
+                                                                    : COLUMNAR_COMMIT_PATH_IO_URING,
+                       db.commitPathDescription)
+        try db.write { try CounterWorkload.createSchema(in: $0) }
+        let writesBefore = faultIO.writeCount
+        let syncsBefore = faultIO.syncCount
+        try CounterWorkload.commitStep(db)
+        XCTAssertGreaterThanOrEqual(faultIO.writeCount - writesBefore, 2, "nodes and the header are written")
+        XCTAssertEqual(faultIO.syncCount - syncsBefore, 2, "a durable commit syncs after the nodes and the header")
+    }
+
+    // MARK: Failed writes
+
+    /// Injects `error` at each write position of a commit in turn; each such commit must fail with `error` and
+    /// change nothing.
+    private func assertFailedWritesFailTheCommit(error: Int32, flags: OpenFlags = .create,
+                                                 file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = directory.file("fail-\(-error)-\(flags.rawValue).columnar")
+        let faultIO = FaultIO(seed: 7)
+        let db = try TestDatabase(path: path, flags: flags, io: faultIO.io)
+        try db.write { try CounterWorkload.createSchema(in: $0) }
+        try CounterWorkload.commitStep(db)
+        let before = faultIO.writeCount
+        let committed = try CounterWorkload.commitStep(db)
+        let writesPerStep = faultIO.writeCount - before
+        XCTAssertGreaterThanOrEqual(writesPerStep, 2, file: file, line: line)
+
+        // Let 1, half, and all but one of the step's writes succeed before the failure (0 would turn the fault
+        // off), so the failure lands early in the node batch, in its middle, and on the last write (the header).
+        let positions = Set([1, writesPerStep / 2, writesPerStep - 1].filter { $0 >= 1 && $0 < writesPerStep })
+        for position in positions.sorted() {
+            faultIO.failWrites(after: position, error: error)
+            let context = "\(errorName(error)) after \(position) of \(writesPerStep) writes"
+            let txn = try db.beginWrite()
+            _ = try CounterWorkload.step(in: txn)
+            XCTAssertEngineError(error, try txn.commit(), context, file: file, line: line)
+            XCTAssertFalse(txn.isOpen, file: file, line: line)
+            faultIO.failWrites(after: 0, error: 0)
+
+            // The same handle still reads the previous version.
+            try db.read { txn in
+                let state = try CounterWorkload.read(txn)
+                XCTAssertEqual(state.counter, committed, "\(context): the failed commit must leave no trace",
+                               file: file, line: line)
+                XCTAssertTrue(CounterWorkload.isConsistent(state), context, file: file, line: line)
+            }
+        }
+        // Once writes work again, the same handle commits on top of the version the failures left.
+        let recovered = try CounterWorkload.commitStep(db)
+        XCTAssertEqual(recovered, committed + 1, "the handle must commit again after failed commits",
+                       file: file, line: line)
+        db.close()
+
+        let reopened = try TestDatabase(path: path, flags: [])
+        defer { reopened.close() }
+        try reopened.read { txn in
+            let state = try CounterWorkload.read(txn)
+            XCTAssertEqual(state.counter, recovered, "after reopen", file: file, line: line)
+            XCTAssertTrue(CounterWorkload.isConsistent(state), file: file, line: line)
+            XCTAssertVerifies(txn, file: file, line: line)
+        }
+        XCTAssertEqual(try CounterWorkload.commitStep(reopened), recovered + 1,
+                       "the reopened file must take new commits", file: file, line: line)
+    }
+
+    func testENOSPCDuringCommitFailsTheCommitAndKeepsThePreviousVersion() throws {
+        try assertFailedWritesFailTheCommit(error: -ENOSPC)
+    }
+
+    func testEIODuringCommitFailsTheCommitAndKeepsThePreviousVersion() throws {
+        try assertFailedWritesFailTheCommit(error: -EIO)
+    }
+
+    func testFailedWritesOnThePwritePathFailTheCommitToo() throws {
+        try assertFailedWritesFailTheCommit(error: -EIO, flags: [.create, .noIOUring])
+    }
+}

@@ -1,0 +1,212 @@
+// ColumnarTestWorker — a child process for crash and multi-process tests.
+//
+//   ColumnarTestWorker commit-loop PATH
+//       Commits forever. Each write transaction inserts an object n = last + 1 into table "log" (INT column "n")
+//       and sets meta.last = last + 1 (table "meta", INT column "last", one object); after the commit returns,
+//       the committed number is written to standard output. Every printed number is therefore durable (the
+//       database is opened with COLUMNAR_DURABILITY_FULL). Meant to be killed with SIGKILL.
+//
+//   ColumnarTestWorker increment PATH COUNT
+//       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
+//       column "value", one object).
+//
+// Schemas are created inside a write transaction only if still absent, so several processes may start at once.
+// Exit status 0 on success; on any failure the error is printed to standard error and the status is 1.
+// Deliberately independent of the test support target: it uses the C API directly.
+
+import CColumnar
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct WorkerError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Throws with the engine's explanation unless `rc` is COLUMNAR_OK.
+func check(_ rc: Int32, _ what: String) throws {
+    guard rc != COLUMNAR_OK else { return }
+    var text = "\(what): \(String(cString: columnar_strerror(rc))) (\(rc))"
+    let info = columnar_last_error().pointee
+    if info.code == rc, let message = info.message, message.pointee != 0 {
+        text += ": " + String(cString: message)
+    }
+    throw WorkerError(description: text)
+}
+
+/// Writes a whole line to standard output with write(2), so nothing waits in a buffer when the process is killed.
+func emit(_ line: String) {
+    var bytes = Array((line + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { buffer in
+            write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+        }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
+        }
+        offset += written
+    }
+    bytes.removeAll()
+}
+
+func fail(_ message: String) -> Never {
+    var text = Array("ColumnarTestWorker: \(message)\n".utf8)
+    _ = text.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress!, $0.count) }
+    exit(1)
+}
+
+/// Opens (creating if needed) with full durability: a commit that returned is on stable storage.
+func openDatabase(_ path: String) throws -> OpaquePointer {
+    var options = columnar_open_options()
+    options.flags = COLUMNAR_OPEN_CREATE.rawValue
+    options.durability = COLUMNAR_DURABILITY_FULL
+    var db: OpaquePointer?
+    try check(columnar_open(path, &options, &db), "columnar_open")
+    return db!
+}
+
+/// Runs `body` in a write transaction; commits when it returns, rolls back when it throws.
+func write<R>(_ db: OpaquePointer, _ body: (OpaquePointer) throws -> R) throws -> R {
+    var txn: OpaquePointer?
+    try check(columnar_txn_begin_write(db, &txn), "columnar_txn_begin_write")
+    let result: R
+    do {
+        result = try body(txn!)
+    } catch {
+        columnar_txn_rollback(txn!)
+        throw error
+    }
+    try check(columnar_txn_commit(txn!), "columnar_txn_commit")
+    return result
+}
+
+/// The table named `name`, or nil.
+func findTable(_ txn: OpaquePointer, _ name: String) throws -> columnar_table_id? {
+    var table: columnar_table_id = 0
+    let rc = columnar_table_find(txn, name, &table)
+    if rc == COLUMNAR_ENOTFOUND { return nil }
+    try check(rc, "columnar_table_find \(name)")
+    return table
+}
+
+/// Adds table `name` with one non-nullable INT column `column`.
+func addIntTable(_ txn: OpaquePointer, _ name: String, column: String) throws -> columnar_table_id {
+    var table: columnar_table_id = 0
+    try check(columnar_table_add(txn, name, &table), "columnar_table_add \(name)")
+    var columnID: columnar_col_id = 0
+    let rc = column.withCString { columnName -> Int32 in
+        var spec = columnar_column_spec()
+        spec.name = columnName
+        spec.type = COLUMNAR_TYPE_INT
+        spec.collection = COLUMNAR_COLLECTION_NONE
+        return columnar_column_add(txn, table, &spec, &columnID)
+    }
+    try check(rc, "columnar_column_add \(name).\(column)")
+    return table
+}
+
+func findColumn(_ txn: OpaquePointer, _ table: columnar_table_id, _ name: String) throws -> columnar_col_id {
+    var column: columnar_col_id = 0
+    try check(columnar_column_find(txn, table, name, &column), "columnar_column_find \(name)")
+    return column
+}
+
+/// The key of the first object of `table` (in key order), or nil when it is empty.
+func firstKey(_ txn: OpaquePointer, _ table: columnar_table_id) throws -> columnar_key? {
+    var iterator = columnar_cluster_iter()
+    try check(columnar_cluster_iter_init(txn, table, &iterator), "columnar_cluster_iter_init")
+    var cluster = columnar_cluster()
+    while true {
+        let rc = columnar_cluster_iter_next(&iterator, &cluster)
+        if rc == COLUMNAR_ENOTFOUND { return nil }
+        try check(rc, "columnar_cluster_iter_next")
+        if cluster.row_count > 0 { return columnar_array_get_int(&cluster.keys, 0) }
+    }
+}
+
+func getInt(_ txn: OpaquePointer, _ table: columnar_table_id, _ key: columnar_key,
+            _ column: columnar_col_id) throws -> Int64 {
+    var value: Int64 = 0
+    var isNull = false
+    try check(columnar_obj_get_int(txn, table, key, column, &value, &isNull), "columnar_obj_get_int")
+    guard !isNull else { throw WorkerError(description: "unexpected null at object \(key)") }
+    return value
+}
+
+func setInt(_ txn: OpaquePointer, _ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id,
+            _ newValue: Int64) throws {
+    var value = columnar_value()
+    value.type = COLUMNAR_TYPE_INT
+    value.is_null = false
+    value.`as`.i = newValue
+    try check(columnar_obj_set(txn, table, key, column, &value), "columnar_obj_set")
+}
+
+/// Ensures table `name` exists with column `column` and exactly one object (created with value 0); returns the
+/// table, column and object key. Runs inside a write transaction, so a racing process either created all of it
+/// before we took the writer lock, or none of it.
+func ensureSingleton(_ txn: OpaquePointer, _ name: String, column: String)
+    throws -> (columnar_table_id, columnar_col_id, columnar_key)
+{
+    let table = try findTable(txn, name) ?? addIntTable(txn, name, column: column)
+    let columnID = try findColumn(txn, table, column)
+    if let key = try firstKey(txn, table) { return (table, columnID, key) }
+    var key: columnar_key = 0
+    try check(columnar_obj_create(txn, table, &key), "columnar_obj_create \(name)")
+    try setInt(txn, table, key, columnID, 0)
+    return (table, columnID, key)
+}
+
+func commitLoop(path: String) throws -> Never {
+    let db = try openDatabase(path)
+    try write(db) { txn in
+        if try findTable(txn, "log") == nil { _ = try addIntTable(txn, "log", column: "n") }
+        _ = try ensureSingleton(txn, "meta", column: "last")
+    }
+    while true {
+        let committed = try write(db) { txn -> Int64 in
+            let (meta, lastColumn, metaKey) = try ensureSingleton(txn, "meta", column: "last")
+            guard let log = try findTable(txn, "log") else { throw WorkerError(description: "table log vanished") }
+            let nColumn = try findColumn(txn, log, "n")
+            let next = try getInt(txn, meta, metaKey, lastColumn) + 1
+            var key: columnar_key = 0
+            try check(columnar_obj_create(txn, log, &key), "columnar_obj_create log")
+            try setInt(txn, log, key, nColumn, next)
+            try setInt(txn, meta, metaKey, lastColumn, next)
+            return next
+        }
+        emit(String(committed))
+    }
+}
+
+func increment(path: String, count: Int) throws {
+    let db = try openDatabase(path)
+    defer { columnar_close(db) }
+    try write(db) { txn in _ = try ensureSingleton(txn, "counter", column: "value") }
+    for _ in 0..<count {
+        try write(db) { txn in
+            let (table, column, key) = try ensureSingleton(txn, "counter", column: "value")
+            let value = try getInt(txn, table, key, column)
+            try setInt(txn, table, key, column, value + 1)
+        }
+    }
+}
+
+let usage = "usage: ColumnarTestWorker commit-loop PATH | increment PATH COUNT"
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "commit-loop" where arguments.count == 2:
+        try commitLoop(path: arguments[1])
+    case "increment" where arguments.count == 3:
+        guard let count = Int(arguments[2]), count >= 0 else { fail("COUNT must be a non-negative integer") }
+        try increment(path: arguments[1], count: count)
+    default:
+        fail(usage)
+    }
+} catch {
+    fail("\(arguments.first ?? ""): \(error)")
+}
+exit(0)
