@@ -22,6 +22,7 @@ bench:
 # Damaged-file tests under AddressSanitizer: a bad file must give an error, never an out-of-bounds read.
 asan:
 	bash scripts/setup.sh
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter DamagedFileTests
 
 # The crash-recovery test with many more simulated power cuts than the default run.

@@ -57,10 +57,11 @@
  *
  * STRUCTURE (every arrow is a ref; "INT[...]" is a packed-int node)
  *
- *   TOP (REFS, 6): [0] META INT[version, cluster_size, next_table_hint, 0...]
+ *   TOP (REFS, 6): [0] META INT[version, cluster_size]
  *                  [1] SCHEMA (BYTES, format below)
  *                  [2] TABLES (REFS, one per table id; 0 for a removed table)
- *                  [3] FREE_POS INT[]  [4] FREE_SIZE INT[]  [5] FREE_VERSION INT[]  (sorted by position)
+ *                  [3] FREE_POS INT[]  [4] FREE_SIZE INT[]  [5] FREE_VERSION INT[]  (sorted by position; always
+ *                      width 64, so their size depends only on the entry count: see commit.c write_free_list)
  *   TABLE (REFS, 3): [0] META INT[object_count, next_key]   [1] tree root (INNER or CLUSTER, 0 if empty)
  *                    [2] INDEXES (REFS, one per column id: index tree root or 0), or 0 when no column is indexed
  *   INNER (REFS, 1+n): [0] KEYS INT[first key of each child] then n children (all INNER or all CLUSTER)
@@ -80,7 +81,8 @@
  *   Search index: a tree like a table's (INNER/CLUSTER) keyed by the 64-bit hash of the value, with two
  *        columns: [0] INT first object key with that hash, [1] list of further object keys (REFS per row).
  *
- * SCHEMA (BYTES): u32 table_count, then per table:
+ * SCHEMA (BYTES): u32 table_count, then per table (collection 0 means "a single value", a real value rather
+ * than an absent one, so it is the one on-disk enum where 0 is valid):
  *     u8 name_len, name, u8 flags (1 = removed), u32 primary_key_col (0xFFFFFFFF none), u32 column_count,
  *     then per column: u8 name_len, name, u8 type, u8 collection, u8 flags (1 nullable, 2 indexed,
  *     4 backlink (hidden), 8 removed), u32 target_table, u32 origin_table, u32 origin_column.

@@ -51,6 +51,7 @@ typedef struct vvec {
 typedef struct vrange {
     uint64_t pos;
     uint64_t end;
+    bool suspect;           /* the node failed its checksum, so its header (and with it its extent) may be wrong */
 } vrange;
 
 /* One link (or, from the other side, one backlink): origin (table, column, object) to target object. */
@@ -89,6 +90,9 @@ typedef struct verifier {
      * evidence of a leak; values that were not read make the logical comparisons of their table meaningless. */
     uint64_t nodes_lost;
     uint64_t data_lost;
+    /* Nodes that failed their checksum. Their structure is still checked, but what they hold is not fed to the
+     * logical checks, whose findings would only be consequences of the one already reported. */
+    uint64_t suspect_nodes;
     uint64_t *reached;           /* one bit per 8 bytes of the used file: a node starts there and was reached */
     uint64_t *shared_reported;   /* the same, for nodes already reported as reached twice */
     vvec nodes;                  /* vrange of every node reached */
@@ -197,6 +201,7 @@ static bool bit_test_and_set(uint64_t *bits, uint64_t index) {
  * Returns whether the caller may look inside it. A checksum failure is reported but the node is still used (its
  * structure is validated like any other), so that the damage below it is found too. */
 static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t parent, cc_node *out) {
+    bool suspect = false;
     if (cc_node_view(v->base, v->used_size, ref, 0, true, out) != 0) {
         char message[512];
         snprintf(message, sizeof message, "%s", columnar_last_error()->message);
@@ -206,6 +211,9 @@ static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t paren
             return false;
         }
         report(v, ref, "%s", message);
+        v->suspect_nodes++;
+        lose_data(v);
+        suspect = true;
     }
     /* Subtrees are never shared in this format, so a second path to a node means one of the two refs is wrong.
      * It is reported once and not walked again: walking it again could take exponential time on a file whose
@@ -221,6 +229,15 @@ static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t paren
     if (!range) return false;
     range->pos = ref;
     range->end = ref + cc_node_span(out->payload_bytes);
+    range->suspect = suspect;
+    /* The writer zeroes the padding after a payload; anything else there is damage the checksum cannot see. */
+    for (uint64_t at = ref + CF_NODE_HEADER_BYTES + out->payload_bytes; !suspect && at < range->end && at < v->used_size;
+         at++) {
+        if (!v->base[at]) continue;
+        report(v, ref, "node at %llu (%s) has non-zero padding at %llu, after its payload",
+               (unsigned long long)ref, role_name(out->role), (unsigned long long)at);
+        break;
+    }
     if (expect_role && out->role != expect_role) {
         report(v, ref, "node at %llu has role %s where %s was expected (referred to by the node at %llu)",
                (unsigned long long)ref, role_name(out->role), role_name(expect_role), (unsigned long long)parent);
@@ -544,6 +561,7 @@ static void walk_list(verifier *v, uint64_t ref, uint64_t parent, elem_walk *ew,
         return;
     }
     cc_node node;
+    uint64_t suspect_before = v->suspect_nodes;
     if (!visit(v, ref, 0, parent, &node)) return;
     if (node.role == CF_ROLE_COLUMN) {
         cc_leaf leaf;
@@ -551,6 +569,8 @@ static void walk_list(verifier *v, uint64_t ref, uint64_t parent, elem_walk *ew,
         if (leaf.count > CF_COLL_LEAF_MAX)
             report(v, ref, "collection leaf at %llu holds %u elements, more than %u", (unsigned long long)ref,
                    leaf.count, CF_COLL_LEAF_MAX);
+        *out_count = leaf.count;
+        if (v->suspect_nodes != suspect_before) return;
         for (uint32_t i = 0; i < leaf.count && !v->error; i++) {
             vcell cell;
             bool is_null;
@@ -561,7 +581,6 @@ static void walk_list(verifier *v, uint64_t ref, uint64_t parent, elem_walk *ew,
             }
             element(v, ew, ref, &cell, is_null);
         }
-        *out_count = leaf.count;
         return;
     }
     if (node.role != CF_ROLE_LIST_INNER) {
@@ -694,17 +713,20 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
     bool cells = col->collection != COLUMNAR_COLLECTION_NONE;
     bool nullable = (col->flags & CF_COL_FLAG_NULLABLE) != 0;
     cc_leaf leaf;
+    uint64_t suspect_before = v->suspect_nodes;
     if (leaf_ref) {
         cc_node node;
         if (!visit(v, leaf_ref, CF_ROLE_COLUMN, cluster->ref, &node)) return;
         if (!open_leaf(v, &node, col->type, col->collection, nullable && !cells, keys->count, count_mismatches, &leaf))
             return;
     }
-    bool index = !tw->is_index && tw->index_wanted[column];
-    bool single_link = !cells && col->type == COLUMNAR_TYPE_LINK && !tw->is_index;
-    bool index_first_keys = tw->is_index && column == 0;
+    /* Values of a leaf that failed its checksum are not used: its collections are still walked, for their nodes. */
+    bool trusted = v->suspect_nodes == suspect_before;
+    bool index = trusted && !tw->is_index && tw->index_wanted[column];
+    bool single_link = trusted && !cells && col->type == COLUMNAR_TYPE_LINK && !tw->is_index;
+    bool index_first_keys = trusted && tw->is_index && column == 0;
     elem_walk ew = { .type = col->type, .nullable = nullable, .cluster_ref = cluster->ref };
-    if (cells) {
+    if (cells && trusted) {
         if (tw->is_index) {
             ew.sink = column == 1 ? SINK_INDEX : SINK_NONE;
             ew.entries = tw->index_entries;
@@ -772,7 +794,11 @@ static void walk_cluster(verifier *v, tree_walk *tw, const cc_node *cluster, int
         return;
     }
     cc_node keys;
+    uint64_t suspect_before = v->suspect_nodes;
     if (!visit_child(v, cluster, 0, CF_ROLE_KEYS, &keys)) return;
+    /* Keys from a node that failed its checksum are collected (the table is already marked incomplete) but not
+     * judged: their disorder would only repeat the checksum finding. */
+    bool judge = v->suspect_nodes == suspect_before;
     expect_detail(v, &keys, 0, false);
     if (!expect_encoding(v, &keys, COLUMNAR_ENCODING_PACKED_INT)) {
         lose_nodes(v);
@@ -788,16 +814,17 @@ static void walk_cluster(verifier *v, tree_walk *tw, const cc_node *cluster, int
         }
         if (tw->has_last && key <= tw->last_key) {
             tw->keys_sorted = false;
-            if (!tw->order_reported)
+            if (!tw->order_reported && judge) {
                 report(v, keys.ref, "%s %lld at row %u of the cluster at %llu does not follow %lld; keys must be "
                        "strictly ascending through the whole tree", tw->is_index ? "hash" : "key", (long long)key, row,
                        (unsigned long long)cluster->ref, (long long)tw->last_key);
-            tw->order_reported = true;
+                tw->order_reported = true;
+            }
         }
         tw->has_last = true;
         tw->last_key = key;
         if (!tw->is_index) {
-            if ((key < 0 || key >= tw->next_key) && !range_reported) {
+            if ((key < 0 || key >= tw->next_key) && !range_reported && judge) {
                 report(v, keys.ref, "key %lld at row %u of the cluster at %llu is outside 0 ..< %lld (the table's "
                        "next key)", (long long)key, row, (unsigned long long)cluster->ref, (long long)tw->next_key);
                 range_reported = true;
@@ -1035,12 +1062,16 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
         bool has_first;
         walk_tree(v, &tw, root, ref, 0, &role, &first, &has_first);
     }
-    /* Whether every object and value was read decides which comparisons of this table mean anything. */
+    /* Whether every object and value was read decides which comparisons of this table mean anything. A tree
+     * holding another number of objects than the table counts has lost or gained a part somewhere, and comparing
+     * its indexes and backlinks would report every object of that part again. */
     bool tree_complete = v->data_lost == data_lost_before;
-    if (!tree_complete) v->table_complete[table] = false;
-    if (tree_complete && object_count >= 0 && tw.row_count != (uint64_t)object_count)
+    if (tree_complete && object_count >= 0 && tw.row_count != (uint64_t)object_count) {
         report(v, meta.ref, "the table meta at %llu counts %lld objects, but its tree holds %llu",
                (unsigned long long)meta.ref, (long long)object_count, (unsigned long long)tw.row_count);
+        tree_complete = false;
+    }
+    if (!tree_complete) v->table_complete[table] = false;
     if (!tw.keys_sorted) vvec_sort(tw.keys, sizeof(int64_t), compare_keys);
 
     /* The search indexes: one tree per indexed column, each compared with the column's values. */
@@ -1286,7 +1317,7 @@ static void check_free_list(verifier *v, const cc_node *top) {
         v->free_list_bytes += (uint64_t)size;
         vrange *range = vvec_push(v, &v->free_ranges, sizeof *range);
         if (!range) return;
-        *range = (vrange){ (uint64_t)pos, (uint64_t)(pos + size) };
+        *range = (vrange){ (uint64_t)pos, (uint64_t)(pos + size), false };
         /* Each entry is compared with the one before it only, so that one misplaced entry is one finding rather
          * than one for every entry after it. */
         previous_end = (uint64_t)(pos + size);
@@ -1322,22 +1353,36 @@ static void check_space(verifier *v) {
     vvec_sort(&v->free_ranges, sizeof(vrange), compare_ranges);
     const vrange *nodes = v->nodes.items, *free_ranges = v->free_ranges.items;
     size_t node_count = v->nodes.count, free_count = v->free_ranges.count;
-    uint64_t reach_end = 0, reach_ref = 0;
-    for (size_t i = 0; i < node_count; i++) {
-        /* cc_node_view already refuses nodes that start in the header or end past the used size; a used size
-         * that is not a multiple of 8 can still leave a node's padding past it. */
-        if (nodes[i].pos < CF_HEADER_BYTES || nodes[i].end > v->used_size)
-            report(v, nodes[i].pos, "node at %llu (%llu bytes) lies outside [%u, %llu), the used part of the file",
-                   (unsigned long long)nodes[i].pos, (unsigned long long)(nodes[i].end - nodes[i].pos),
-                   CF_HEADER_BYTES, (unsigned long long)v->used_size);
-        if (nodes[i].pos < reach_end)
-            report(v, nodes[i].pos, "node at %llu (%llu bytes) overlaps the node at %llu, which extends to %llu",
-                   (unsigned long long)nodes[i].pos, (unsigned long long)(nodes[i].end - nodes[i].pos),
-                   (unsigned long long)reach_ref, (unsigned long long)reach_end);
-        if (nodes[i].end > reach_end) {
-            reach_end = nodes[i].end;
-            reach_ref = nodes[i].pos;
+    /* Overlaps are reported per node that reaches over others: one finding names the first node it covers and
+     * counts the rest, so that one damaged size does not yield a finding for every node after it. Nodes that failed
+     * their checksum take no part, as their extent comes from a header that may be wrong. */
+    const vrange *holder = NULL, *first_covered = NULL;
+    uint64_t covered_count = 0, last_covered = 0;
+    for (size_t i = 0; i <= node_count; i++) {
+        const vrange *node = i < node_count ? &nodes[i] : NULL;
+        if (node && node->suspect) continue;
+        if (node && (node->pos < CF_HEADER_BYTES || node->end > v->used_size))
+            /* cc_node_view refuses nodes that start in the header or end past the used size; a used size that is
+             * not a multiple of 8 can still leave a node's padding past it. */
+            report(v, node->pos, "node at %llu (%llu bytes) lies outside [%u, %llu), the used part of the file",
+                   (unsigned long long)node->pos, (unsigned long long)(node->end - node->pos), CF_HEADER_BYTES,
+                   (unsigned long long)v->used_size);
+        if (node && holder && node->pos < holder->end) {
+            if (!covered_count++) first_covered = node;
+            last_covered = node->pos;
+            if (node->end <= holder->end) continue;
         }
+        if (covered_count) {
+            char more[96] = "";
+            if (covered_count > 1)
+                snprintf(more, sizeof more, " (as do %llu more nodes, up to the one at %llu)",
+                         (unsigned long long)(covered_count - 1), (unsigned long long)last_covered);
+            report(v, first_covered->pos, "node at %llu (%llu bytes) overlaps the node at %llu (%llu bytes)%s",
+                   (unsigned long long)first_covered->pos, (unsigned long long)(first_covered->end - first_covered->pos),
+                   (unsigned long long)holder->pos, (unsigned long long)(holder->end - holder->pos), more);
+            covered_count = 0;
+        }
+        if (node && (!holder || node->end > holder->end)) holder = node;
     }
     /* Each free entry against the live nodes: the last node starting before it and those starting inside it. */
     for (size_t f = 0; f < free_count; f++) {
@@ -1350,14 +1395,15 @@ static void check_space(verifier *v) {
         const vrange *hit = NULL;
         if (low > 0 && nodes[low - 1].end > free_ranges[f].pos) hit = &nodes[low - 1];
         else if (low < node_count && nodes[low].pos < free_ranges[f].end) hit = &nodes[low];
-        if (hit)
+        if (hit && !hit->suspect)
             report(v, free_ranges[f].pos, "free-list entry of %llu bytes at %llu overlaps the live node at %llu "
                    "(%llu bytes)", (unsigned long long)(free_ranges[f].end - free_ranges[f].pos),
                    (unsigned long long)free_ranges[f].pos, (unsigned long long)hit->pos,
                    (unsigned long long)(hit->end - hit->pos));
     }
-    /* Leaked space can only be told from space below a node the walk had to skip when nothing was skipped. */
-    if (v->nodes_lost || !v->free_list_read) return;
+    /* The space of a node the walk had to skip, or of one whose extent is unsure, would look leaked: leaks are only
+     * judged when neither happened. */
+    if (v->nodes_lost || v->suspect_nodes || !v->free_list_read) return;
     uint64_t covered = CF_HEADER_BYTES, leaked_bytes = 0, leaked_ranges = 0, first_pos = 0, first_bytes = 0;
     size_t i = 0, f = 0;
     while (i < node_count || f < free_count) {

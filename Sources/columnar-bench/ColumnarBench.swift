@@ -46,9 +46,15 @@ struct ColumnarBench: ParsableCommand {
     @Option(help: "Seed of the generated data.")
     var seed: UInt64 = 20_240_601
 
+    @Option(help: "Objects per cluster Columnar writes (default: the engine's default, 256).")
+    var clusterSize: UInt32?
+
     mutating func validate() throws {
         if let objects, objects < 1 { throw ValidationError("--objects must be at least 1") }
         if let commits, commits < 1 { throw ValidationError("--commits must be at least 1") }
+        if let clusterSize, clusterSize < 1 || clusterSize > 65_536 {
+            throw ValidationError("--cluster-size must be 1 to 65,536")
+        }
     }
 
     mutating func run() throws {
@@ -61,7 +67,7 @@ struct ColumnarBench: ParsableCommand {
         let directory = try dir.map(Self.prepareDirectory) ?? Self.makeTemporaryDirectory()
         defer { if dir == nil { try? FileManager.default.removeItem(atPath: directory) } }
 
-        let columnar = ColumnarEngine()
+        let columnar = ColumnarEngine(clusterSize: clusterSize)
         let engines: [any BenchmarkEngine] = [columnar, SQLiteEngine()]
         let machine = MachineInfo.current(databaseDirectory: directory,
                                           sqliteVersion: String(cString: sqlite3_libversion()))

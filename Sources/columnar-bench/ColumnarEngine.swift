@@ -23,10 +23,16 @@ final class ColumnarEngine: BenchmarkEngine {
     private(set) var commitPathDescription = "not opened yet"
     /// Object keys by row index, per database path: the keys columnar_obj_create handed out.
     private var keysByPath: [String: [columnar_key]] = [:]
+    /// Objects per cluster the databases are written with; nil for the engine's default.
+    private let clusterSize: UInt32?
+
+    init(clusterSize: UInt32? = nil) {
+        self.clusterSize = clusterSize
+    }
 
     var setupDescription: String {
-        "Columnar: durability FULL, commit path \(commitPathDescription), "
-            + "cluster size \(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)"
+        "Columnar: durability FULL, commit path \(commitPathDescription), cluster size "
+            + (clusterSize.map { "\($0)" } ?? "\(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)")
     }
 
     func dataFiles(at path: String) -> [String] { [path] }
@@ -190,6 +196,7 @@ final class ColumnarEngine: BenchmarkEngine {
         var options = columnar_open_options()
         options.flags = create ? COLUMNAR_OPEN_CREATE.rawValue : 0
         options.durability = COLUMNAR_DURABILITY_FULL
+        options.cluster_size = clusterSize ?? 0
         var db: OpaquePointer?
         try check(columnar_open(path, &options, &db), "columnar_open(\(path))")
         guard let db else { throw BenchError.setup("columnar_open returned no handle") }
