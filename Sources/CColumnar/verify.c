@@ -51,6 +51,7 @@ typedef struct vvec {
 typedef struct vrange {
     uint64_t pos;
     uint64_t end;
+    uint8_t role;           /* of the node; 0 for free-list entries */
     bool suspect;           /* the node failed its checksum, so its header (and with it its extent) may be wrong */
 } vrange;
 
@@ -201,19 +202,11 @@ static bool bit_test_and_set(uint64_t *bits, uint64_t index) {
  * Returns whether the caller may look inside it. A checksum failure is reported but the node is still used (its
  * structure is validated like any other), so that the damage below it is found too. */
 static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t parent, cc_node *out) {
-    bool suspect = false;
-    if (cc_node_view(v->base, v->used_size, ref, 0, true, out) != 0) {
-        char message[512];
-        snprintf(message, sizeof message, "%s", columnar_last_error()->message);
-        if (cc_node_view(v->base, v->used_size, ref, 0, false, out) != 0) {
-            report(v, ref, "%s (referred to by the node at %llu)", message, (unsigned long long)parent);
-            lose_nodes(v);
-            return false;
-        }
-        report(v, ref, "%s", message);
-        v->suspect_nodes++;
-        lose_data(v);
-        suspect = true;
+    if (cc_node_view(v->base, v->used_size, ref, 0, false, out) != 0) {
+        report(v, ref, "%s (referred to by the node at %llu)", columnar_last_error()->message,
+               (unsigned long long)parent);
+        lose_nodes(v);
+        return false;
     }
     /* Subtrees are never shared in this format, so a second path to a node means one of the two refs is wrong.
      * It is reported once and not walked again: walking it again could take exponential time on a file whose
@@ -225,14 +218,21 @@ static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t paren
         lose_data(v);
         return false;
     }
+    bool suspect = cc_node_view(v->base, v->used_size, ref, 0, true, out) != 0;
+    if (suspect) {
+        report(v, ref, "%s", columnar_last_error()->message);
+        v->suspect_nodes++;
+        lose_data(v);
+    }
     vrange *range = vvec_push(v, &v->nodes, sizeof *range);
     if (!range) return false;
     range->pos = ref;
     range->end = ref + cc_node_span(out->payload_bytes);
+    range->role = out->role;
     range->suspect = suspect;
     /* The writer zeroes the padding after a payload; anything else there is damage the checksum cannot see. */
-    for (uint64_t at = ref + CF_NODE_HEADER_BYTES + out->payload_bytes; !suspect && at < range->end && at < v->used_size;
-         at++) {
+    uint64_t padding_end = range->end < v->used_size ? range->end : v->used_size;
+    for (uint64_t at = ref + CF_NODE_HEADER_BYTES + out->payload_bytes; !suspect && at < padding_end; at++) {
         if (!v->base[at]) continue;
         report(v, ref, "node at %llu (%s) has non-zero padding at %llu, after its payload",
                (unsigned long long)ref, role_name(out->role), (unsigned long long)at);
@@ -364,12 +364,15 @@ static bool open_leaf(verifier *v, const cc_node *column, uint8_t type, uint8_t 
     uint64_t second_ref = cc_node_ref_at(column, 1);
     if (is_string) {
         bool short_form = out->values.ref && out->values.encoding == COLUMNAR_ENCODING_SHORT_STRINGS;
-        if (short_form && second_ref) {
+        cc_node ignored;
+        if (!ok && second_ref) {
+            /* Without readable values the form is unknown: the part is only recorded. */
+            visit(v, second_ref, 0, ref, &ignored);
+        } else if (short_form && second_ref) {
             report(v, ref, "short-string leaf at %llu also has a blob at %llu", (unsigned long long)ref,
                    (unsigned long long)second_ref);
-            cc_node ignored;
             visit(v, second_ref, 0, ref, &ignored);
-        } else if (!short_form) {
+        } else if (ok && !short_form) {
             if (!visit_child(v, column, 1, CF_ROLE_BLOB, &out->second)) {
                 ok = false;
             } else {
@@ -1317,7 +1320,7 @@ static void check_free_list(verifier *v, const cc_node *top) {
         v->free_list_bytes += (uint64_t)size;
         vrange *range = vvec_push(v, &v->free_ranges, sizeof *range);
         if (!range) return;
-        *range = (vrange){ (uint64_t)pos, (uint64_t)(pos + size), false };
+        *range = (vrange){ (uint64_t)pos, (uint64_t)(pos + size), 0, false };
         /* Each entry is compared with the one before it only, so that one misplaced entry is one finding rather
          * than one for every entry after it. */
         previous_end = (uint64_t)(pos + size);
@@ -1377,9 +1380,10 @@ static void check_space(verifier *v) {
             if (covered_count > 1)
                 snprintf(more, sizeof more, " (as do %llu more nodes, up to the one at %llu)",
                          (unsigned long long)(covered_count - 1), (unsigned long long)last_covered);
-            report(v, first_covered->pos, "node at %llu (%llu bytes) overlaps the node at %llu (%llu bytes)%s",
-                   (unsigned long long)first_covered->pos, (unsigned long long)(first_covered->end - first_covered->pos),
-                   (unsigned long long)holder->pos, (unsigned long long)(holder->end - holder->pos), more);
+            report(v, first_covered->pos, "node at %llu (%s, %llu bytes) overlaps the node at %llu (%s, %llu bytes)%s",
+                   (unsigned long long)first_covered->pos, role_name(first_covered->role),
+                   (unsigned long long)(first_covered->end - first_covered->pos), (unsigned long long)holder->pos,
+                   role_name(holder->role), (unsigned long long)(holder->end - holder->pos), more);
             covered_count = 0;
         }
         if (node && (!holder || node->end > holder->end)) holder = node;
@@ -1397,8 +1401,8 @@ static void check_space(verifier *v) {
         else if (low < node_count && nodes[low].pos < free_ranges[f].end) hit = &nodes[low];
         if (hit && !hit->suspect)
             report(v, free_ranges[f].pos, "free-list entry of %llu bytes at %llu overlaps the live node at %llu "
-                   "(%llu bytes)", (unsigned long long)(free_ranges[f].end - free_ranges[f].pos),
-                   (unsigned long long)free_ranges[f].pos, (unsigned long long)hit->pos,
+                   "(%s, %llu bytes)", (unsigned long long)(free_ranges[f].end - free_ranges[f].pos),
+                   (unsigned long long)free_ranges[f].pos, (unsigned long long)hit->pos, role_name(hit->role),
                    (unsigned long long)(hit->end - hit->pos));
     }
     /* The space of a node the walk had to skip, or of one whose extent is unsure, would look leaked: leaks are only

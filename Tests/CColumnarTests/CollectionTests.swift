@@ -7,26 +7,8 @@ import ColumnarTestSupport
 import Foundation
 import XCTest
 
-final class CollectionTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var path: String!
-    private var db: TestDatabase!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory(prefix: "collections")
-        path = directory.file("collections.columnar")
-        db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE)
-    }
-
-    override func tearDown() {
-        db?.close()
-        directory?.cleanup()
-    }
-
-    private func reopen() throws {
-        db.close()
-        db = try TestDatabase(path: path, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
-    }
+final class CollectionTests: DatabaseTestCase {
+    override var databaseName: String { "collections" }
 
     // MARK: Lists
 

@@ -6,26 +6,8 @@ import ColumnarTestSupport
 import Foundation
 import XCTest
 
-final class SchemaTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var path: String!
-    private var db: TestDatabase!
-
-    override func setUpWithError() throws {
-        directory = try TemporaryDirectory(prefix: "schema")
-        path = directory.file("schema.columnar")
-        db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE)
-    }
-
-    override func tearDown() {
-        db?.close()
-        directory?.cleanup()
-    }
-
-    private func reopen() throws {
-        db.close()
-        db = try TestDatabase(path: path, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
-    }
+final class SchemaTests: DatabaseTestCase {
+    override var databaseName: String { "schema" }
 
     private let longestName = String(repeating: "n", count: 63)
     private let tooLongName = String(repeating: "n", count: 64)
