@@ -19,11 +19,12 @@ bench:
 	$(SWIFT) build -c release --product columnar-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/columnar-bench"
 
-# Damaged-file tests under AddressSanitizer: a bad file must give an error, never an out-of-bounds read.
+# Damaged-file and write-regression tests under AddressSanitizer: a bad file must give an error, never an
+# out-of-bounds read, and no write sequence may touch memory it does not own.
 asan:
 	bash scripts/setup.sh
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
-	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter DamagedFileTests
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "DamagedFileTests|WriteRegressionTests"
 
 # The crash-recovery test with many more simulated power cuts than the default run.
 crash-long:

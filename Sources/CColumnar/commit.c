@@ -109,6 +109,16 @@ static int write_table(cc_committer *c, uint32_t table, uint64_t *out_ref) {
     return cc_emit_refs(e, CF_ROLE_TABLE, 0, children, CF_TABLE_CHILDREN, out_ref);
 }
 
+/* Whether the table must be rewritten: it was changed, or any of its nodes was copied into private memory (and so
+ * scheduled to be freed) — even by a lookup that then failed. Keeping the old TABLE node while its nodes go on
+ * the free list would let a later commit overwrite live data. */
+static bool table_changed(const cc_tstate *ts) {
+    if (ts->dirty || ts->root.node) return true;
+    for (uint32_t c = 0; c < ts->index_count; c++)
+        if (ts->indexes[c].node) return true;
+    return false;
+}
+
 /* Frees the base version's TABLE node of a table being rewritten (its tree nodes were freed as they were copied). */
 static int free_table_node(columnar_txn *txn, uint64_t table_ref) {
     cc_node node;
@@ -369,7 +379,7 @@ int cc_commit(columnar_txn *txn) {
         cc_tstate *ts = t < txn->table_capacity ? &txn->tables[t] : NULL;
         bool removed = (txn->schema->tables[t].flags & CF_TABLE_FLAG_REMOVED) != 0;
         uint64_t base_ref = (tables_node.ref && t < tables_node.count) ? cc_node_ref_at(&tables_node, t) : 0;
-        if (ts && ts->loaded && ts->dirty) {
+        if (ts && ts->loaded && table_changed(ts)) {
             if (ts->table_ref && (rc = free_table_node(txn, ts->table_ref))) goto done;
             if (removed) table_refs[t] = 0;
             else if ((rc = write_table(&c, t, &table_refs[t]))) goto done;

@@ -46,7 +46,8 @@
  *        5    1 width: packed int bits (0,1,2,4,8,16,32,64); fixed and short-string element bytes; 64 for refs
  *               and doubles, 32 for floats, 8 for bytes
  *        6    1 role (enum cf_role): what the node is, for validation and inspection
- *        7    1 role detail: the column value type (columnar_type) for COLUMN/VALUES nodes, else 0
+ *        7    1 role detail: the value type (columnar_type) for COLUMN, VALUES, BLOB, NULLS, LIST_INNER and DICT
+ *               nodes, else 0
  *        8    4 count: elements (bytes for BYTES)
  *       12    4 reserved, zero
  *       16    - payload: PACKED_INT: ceil(count*width/8) bytes, element i at bit i*width, little-endian

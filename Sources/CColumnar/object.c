@@ -41,10 +41,12 @@ int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tst
                           uint32_t *out_row) {
     int rc = cc_table_state(txn, table, out_ts);
     if (rc) return rc;
+    (*out_ts)->dirty = true;
     if (txn->cache_valid && txn->cache_table == table && txn->cache_key == key && txn->cache_pos.leaf) {
+        /* A cached leaf may predate a column added since: give it the new columns before handing it out. */
+        if ((rc = cc_tree_leaf_fit(txn->cache_pos.leaf, cc_table_schema_get(txn, table)))) return rc;
         *out_leaf = txn->cache_pos.leaf;
         *out_row = txn->cache_pos.row;
-        (*out_ts)->dirty = true;
         return 0;
     }
     bool found;
@@ -54,7 +56,6 @@ int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tst
     if (!found)
         return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
                         cc_table_schema_get(txn, table)->name, (long long)key);
-    (*out_ts)->dirty = true;
     txn->cache_valid = true;
     txn->cache_table = table;
     txn->cache_key = key;

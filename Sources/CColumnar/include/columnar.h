@@ -478,7 +478,8 @@ typedef void (*columnar_finding_fn)(void *context, uint64_t ref, const char *wha
 /** Walks every node reachable from the transaction's version: bounds, alignment, header sanity, checksums,
  *  overlaps between nodes, overlap of nodes with free space, schema consistency, object counts, backlinks
  *  matching links, search indexes matching their columns. Calls `on_finding` (may be NULL) per problem and
- *  sets *out_findings. Returns COLUMNAR_OK when sound, COLUMNAR_ECORRUPT when anything was found. */
+ *  sets *out_findings. Returns COLUMNAR_OK when sound, COLUMNAR_ECORRUPT when anything was found, or
+ *  COLUMNAR_EPOISONED / COLUMNAR_EMISUSE (bad transaction) and -ENOMEM without walking. */
 int columnar_verify(columnar_txn *txn, columnar_finding_fn on_finding, void *context, uint64_t *out_findings);
 
 /* ---------------------------------------------------------------------------------------------------------- */
