@@ -9,6 +9,8 @@ import XCTest
 open class DatabaseTestCase: XCTestCase {
     /// Names the temporary directory and the database file; subclasses override it.
     open var databaseName: String { "database" }
+    /// Objects per cluster the database writes (0: the engine's default); small sizes exercise deeper trees.
+    open var clusterSize: UInt32 { 0 }
 
     public private(set) var directory: TemporaryDirectory!
     public private(set) var path: String!
@@ -17,7 +19,7 @@ open class DatabaseTestCase: XCTestCase {
     open override func setUpWithError() throws {
         directory = try TemporaryDirectory(prefix: databaseName)
         path = directory.file("\(databaseName).columnar")
-        db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE)
+        db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: clusterSize)
     }
 
     open override func tearDown() {
@@ -28,6 +30,6 @@ open class DatabaseTestCase: XCTestCase {
     /// Closes the database and opens the same file again.
     public func reopen() throws {
         db.close()
-        db = try TestDatabase(path: path, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
+        db = try TestDatabase(path: path, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: clusterSize)
     }
 }
