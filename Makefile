@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench asan crash-long tsan
+.PHONY: test main bench microbench asan crash-long tsan
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -18,6 +18,11 @@ bench:
 	bash scripts/setup.sh
 	$(SWIFT) build -c release --product columnar-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/columnar-bench"
+
+# Microbenchmarks of the engine's C API (ordo-one/package-benchmark, Benchmarks/StorageBenchmarks).
+microbench:
+	bash scripts/setup.sh
+	$(SWIFT) package --allow-writing-to-package-directory benchmark
 
 # Damaged-file and write-regression tests under AddressSanitizer: a bad file must give an error, never an
 # out-of-bounds read, and no write sequence may touch memory it does not own.

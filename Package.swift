@@ -7,10 +7,12 @@ let package = Package(
     name: "Columnar",
     products: [
         .library(name: "Columnar", targets: ["Columnar"]),
+        .library(name: "CColumnar", targets: ["CColumnar"]),
         .executable(name: "columnar-bench", targets: ["columnar-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         // The storage engine in C11: file format, arrays, tables, MVCC, commit path, lock file.
@@ -43,6 +45,14 @@ let package = Package(
             dependencies: ["CColumnar", "ColumnarTestSupport", "ColumnarTestWorker"]
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
+        // Microbenchmarks (ordo-one/package-benchmark): `swift package benchmark`. The comparative harness against
+        // SQLite is columnar-bench.
+        .executableTarget(
+            name: "StorageBenchmarks",
+            dependencies: ["CColumnar", .product(name: "Benchmark", package: "package-benchmark")],
+            path: "Benchmarks/StorageBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
     ],
     cLanguageStandard: .c11
 )
