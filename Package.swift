@@ -45,6 +45,7 @@ let package = Package(
             dependencies: ["CColumnar", "ColumnarTestSupport", "ColumnarTestWorker"]
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
+        .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport"]),
         // Microbenchmarks (ordo-one/package-benchmark): `swift package benchmark`. The comparative harness against
         // SQLite is columnar-bench.
         .executableTarget(

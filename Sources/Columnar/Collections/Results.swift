@@ -1,0 +1,161 @@
+// Results: the live, lazily evaluated objects of a class (`realm.objects(Dog.self)`).
+//
+// A Results value reads the Realm's current version whenever it is used: objects added or deleted since show up
+// (auto-updating). Object keys are cached per version of the data they were read from. Queries, sorting and
+// aggregates come with the query engine.
+
+import CColumnar
+import Foundation
+
+/// Keys of a table at one state of its Realm (shared by copies of a Results value).
+final class KeySnapshot {
+    var state: UInt64 = .max
+    var keys: [columnar_key] = []
+}
+
+public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringConvertible {
+    let core: RealmCore
+    /// nil when the class has no table in a read-only file: the results are empty.
+    let binding: ClassBinding?
+    private let snapshot = KeySnapshot()
+    private let generation: UInt64
+
+    init(core: RealmCore, binding: ClassBinding?) {
+        self.core = core
+        self.binding = binding
+        self.generation = core.generation
+    }
+
+    public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
+        lhs.core === rhs.core && lhs.binding === rhs.binding
+    }
+
+    /// The Realm the results come from.
+    public var realm: Realm? { Realm(core: core) }
+
+    /// Whether the results can no longer be used (their Realm was invalidated). Invalid results are empty.
+    public var isInvalidated: Bool { generation != core.generation }
+
+    /// The objects' keys at the Realm's current state.
+    private var keys: [columnar_key] {
+        guard let binding, !isInvalidated else { return [] }
+        let state = core.structureCounter
+        if snapshot.state != state {
+            do { snapshot.keys = try core.keys(of: binding.table) } catch {
+                fatalError("Columnar: cannot read \(binding.schema.className) objects: \(error)")
+            }
+            snapshot.state = state
+        }
+        return snapshot.keys
+    }
+
+    private func element(key: columnar_key) -> Element {
+        let type = Element.self as! ObjectBase.Type
+        return core.materialize(type, key: key) as! Element
+    }
+
+    /// The number of objects.
+    public var count: Int {
+        guard let binding, !isInvalidated else { return 0 }
+        return core.objectCount(of: binding.table)
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    public subscript(position: Int) -> Element {
+        let keys = keys
+        precondition(position >= 0 && position < keys.count,
+                     "Index \(position) is out of bounds (must be less than \(keys.count)).")
+        return element(key: keys[position])
+    }
+
+    public var first: Element? { keys.first.map(element(key:)) }
+    public var last: Element? { keys.last.map(element(key:)) }
+
+    /// The position of an object in the results, or nil.
+    public func index(of object: Element) -> Int? {
+        guard let object = object as? ObjectBase, let location = object._location, let binding,
+              location.binding.table == binding.table, location.core.file === core.file else { return nil }
+        let keys = keys
+        var low = 0, high = keys.count
+        while low < high {
+            let mid = (low + high) / 2
+            if keys[mid] < location.key { low = mid + 1 } else { high = mid }
+        }
+        return low < keys.count && keys[low] == location.key ? low : nil
+    }
+
+    // MARK: Key-value coding
+
+    /// Each object's value of a property, in order.
+    public func value(forKey key: String) -> Any? { value(forKeyPath: key) }
+
+    /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        map { element -> Any? in
+            var current: Any? = element
+            for name in keyPath.split(separator: ".") {
+                guard let object = current as? Object else { return nil }
+                current = object[String(name)]
+                if let optional = current as? OptionalProtocol, optional.isNone { return nil }
+            }
+            return current
+        } as [Any?]
+    }
+
+    /// Sets a property of every object (inside a write transaction).
+    public func setValue(_ value: Any?, forKey key: String) {
+        core.requireWriteTransaction()
+        for element in Array(self) { (element as! Object)[key] = value }
+    }
+
+    public var description: String {
+        let name = binding?.schema.className ?? String(describing: Element.self)
+        let items = prefix(100).enumerated().map { index, element in
+            "\t[\(index)] " + ObjectBase.describe(element).replacingOccurrences(of: "\n", with: "\n\t")
+        }
+        return "Results<\(name)> <\(count) objects> (\n" + items.joined(separator: ",\n") + (count > 100 ? ",\n\t..." : "")
+            + "\n)"
+    }
+}
+
+extension Results: RandomAccessCollection {
+    public typealias Index = Int
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
+
+    /// Iterates the objects present when iteration began (deleting or adding during the loop is safe).
+    public struct Iterator: IteratorProtocol {
+        private let results: Results<Element>
+        private let keys: [columnar_key]
+        private var position = 0
+
+        init(_ results: Results<Element>) {
+            self.results = results
+            self.keys = results.keys
+        }
+
+        public mutating func next() -> Element? {
+            while position < keys.count {
+                let key = keys[position]
+                position += 1
+                let object = results.element(key: key)
+                if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
+                    return object
+                }
+            }
+            return nil
+        }
+    }
+
+    public func makeIterator() -> Iterator { Iterator(self) }
+}
+
+extension Results: Encodable where Element: Encodable {
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
+    }
+}

@@ -1,0 +1,178 @@
+// ObjectBase and Object: the base classes of model classes (`class Dog: Object { @Persisted var name: String }`).
+//
+// An object is unmanaged (its values live in its `@Persisted` cells) until it is added to a Realm; from then on it
+// is a live view of one row: every property access reads or writes the row in the Realm's current transaction.
+
+import CColumnar
+import Foundation
+
+/// Where a managed object lives: its Realm (thread-confined), its class's binding to a table, its key.
+struct ObjectLocation {
+    let core: RealmCore
+    let binding: ClassBinding
+    let key: columnar_key
+    /// The core's generation when the object was bound; `invalidate()` makes older objects invalid.
+    let generation: UInt64
+}
+
+/// The root of model classes (RealmSwift's `ObjectBase`, on Objective-C `RLMObjectBase`).
+open class ObjectBase: CustomStringConvertible {
+    var _location: ObjectLocation?
+
+    public required init() {}
+
+    /// Whether the object is managed by a Realm.
+    var isManaged: Bool { _location != nil }
+
+    open var description: String {
+        let schema = SchemaDiscovery.info(for: type(of: self)).schema
+        let cells = SchemaDiscovery.cells(of: self)
+        var lines: [String] = []
+        for (index, property) in schema.properties.enumerated() {
+            let value: Any
+            if let location = _location, !(location.core.objectExists(location)) {
+                return "[invalid object]"
+            } else if let location = _location {
+                value = location.core.readAny(self, propertyIndex: index)
+            } else {
+                value = cells[index].unmanagedValue
+            }
+            lines.append("\t\(property.name) = \(Self.describe(value));")
+        }
+        return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
+    }
+
+    static func describe(_ value: Any) -> String {
+        if let object = value as? ObjectBase { return object.description.replacingOccurrences(of: "\n", with: "\n\t") }
+        if case Optional<Any>.none = value as Any? ?? nil { return "(null)" }
+        if let string = value as? String { return "\"\(string)\"" }
+        return "\(value)"
+    }
+
+    // MARK: Managed access (the Persisted wrapper's subscript lands here)
+
+    /// The column of the property whose wrapper holds `cell`, found once per class by key path.
+    func _column(of cell: PersistedCellBase, keyPath: AnyKeyPath) -> columnar_col_id {
+        let binding = _location!.binding
+        if cell.propertyIndex < 0 {
+            cell.propertyIndex = SchemaDiscovery.info(for: type(of: self)).propertyIndex(keyPath: keyPath, cell: cell,
+                                                                                       in: self)
+        }
+        return binding.columns[cell.propertyIndex]
+    }
+
+    func _managedRead<Value: _Persistable>(_ type: Value.Type, column: columnar_col_id) -> Value {
+        let location = _location!
+        return location.core.read(type, location, column: column)
+    }
+
+    func _managedSet<Value: _Persistable>(_ value: Value, column: columnar_col_id) {
+        let location = _location!
+        location.core.requireWriteTransaction()
+        do {
+            try _managedWrite(value, column: column)
+        } catch {
+            fatalError("Columnar: cannot set \(location.binding.schema.className) property: \(error)")
+        }
+    }
+
+    func _managedWrite<Value: _Persistable>(_ value: Value, column: columnar_col_id) throws {
+        let location = _location!
+        try location.core.write(value, location, column: column)
+    }
+}
+
+/// The base class of model classes.
+open class Object: ObjectBase, @unchecked Sendable {
+    public required init() {
+        super.init()
+    }
+
+    /// Creates an unmanaged object from a dictionary of property values, an array of values in property order, or
+    /// another object of the same class. A property missing from a dictionary keeps its default value.
+    public convenience init(value: Any) {
+        self.init()
+        ObjectValueAssignment.assign(value, to: self)
+    }
+
+    /// The Realm managing the object, or nil for an unmanaged object.
+    public var realm: Realm? { _location.map { Realm(core: $0.core) } }
+
+    /// The schema of the object's class.
+    public var objectSchema: ObjectSchema { SchemaDiscovery.info(for: type(of: self)).schema }
+
+    /// Whether the object can no longer be used: it was deleted, or its Realm was invalidated.
+    public var isInvalidated: Bool {
+        guard let location = _location else { return false }
+        return !location.core.objectExists(location)
+    }
+
+    /// The name of the primary key property (prefer `@Persisted(primaryKey: true)`).
+    open class func primaryKey() -> String? { nil }
+    /// Properties not to persist (only meaningful for properties without `@Persisted`, which are never persisted).
+    open class func ignoredProperties() -> [String] { [] }
+    /// Properties to index (prefer `@Persisted(indexed: true)`).
+    open class func indexedProperties() -> [String] { [] }
+    /// Swift property name -> column name in the file, for properties stored under another name.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
+    /// Reads or writes a property by name. Writing a managed object needs a write transaction.
+    open subscript(key: String) -> Any? {
+        get {
+            let info = SchemaDiscovery.info(for: type(of: self))
+            guard let index = info.schema.properties.firstIndex(where: { $0.name == key }) else {
+                fatalError("Invalid property name '\(key)' for class '\(info.schema.className)'.")
+            }
+            if let location = _location { return location.core.readAny(self, propertyIndex: index) }
+            return SchemaDiscovery.cells(of: self)[index].unmanagedValue
+        }
+        set {
+            let info = SchemaDiscovery.info(for: type(of: self))
+            guard let index = info.schema.properties.firstIndex(where: { $0.name == key }) else {
+                fatalError("Invalid property name '\(key)' for class '\(info.schema.className)'.")
+            }
+            ObjectValueAssignment.set(newValue, propertyIndex: index, of: self)
+        }
+    }
+
+    /// Whether both are the same managed object (same Realm file, same row); false for unmanaged objects unless
+    /// identical.
+    public func isSameObject(as object: Object?) -> Bool {
+        guard let object else { return false }
+        if self === object { return true }
+        guard let mine = _location, let theirs = object._location else { return false }
+        return mine.key == theirs.key && mine.binding.table == theirs.binding.table
+            && mine.core.file === theirs.core.file
+    }
+}
+
+/// Objects are stored in optional link properties.
+extension ObjectBase: _PersistableInsideOptional {
+    public static var _storage: _StorageType {
+        _StorageType(type: COLUMNAR_TYPE_LINK, nullable: true, objectType: self)
+    }
+
+    public static func _rlmDefaultValue() -> Self {
+        fatalError("A link to \(self) must be optional: declare it as '\(self)?'")
+    }
+
+    /// A dictionary or array makes a new unmanaged object of the linked class (`Person(value: ["dog": [...]])`).
+    public static func _convert(fromAny value: Any) -> Self? {
+        guard value is [String: Any] || value is [Any], let objectType = self as? Object.Type else { return nil }
+        let object = objectType.init()
+        ObjectValueAssignment.assign(value, to: object)
+        return object as? Self
+    }
+
+    public static func _read(_ value: columnar_value, from realm: Realm) -> Self {
+        realm.core.materialize(self, key: value.as.link)
+    }
+
+    public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
+        let key = try realm.core.managedKey(of: self)
+        var value = columnar_value()
+        value.type = COLUMNAR_TYPE_LINK
+        value.as.link = key
+        return try body(&value)
+    }
+}

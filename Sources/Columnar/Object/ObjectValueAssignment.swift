@@ -1,0 +1,79 @@
+// ObjectValueAssignment: setting an object's properties from untyped values — `Object(value:)` with a dictionary,
+// an array in property order or another object, and `object[key] = value`.
+
+import CColumnar
+
+enum ObjectValueAssignment {
+    static func assign(_ value: Any, to object: Object) {
+        let schema = SchemaDiscovery.info(for: type(of: object)).schema
+        let cells = SchemaDiscovery.cells(of: object)
+        if let dictionary = value as? [String: Any] {
+            for key in dictionary.keys where schema[key] == nil {
+                fatalError("Invalid property name '\(key)' for class '\(schema.className)'.")
+            }
+            for (index, property) in schema.properties.enumerated() {
+                guard let newValue = dictionary[property.name] else { continue }
+                set(newValue, cell: cells[index], property: property, schema: schema)
+            }
+        } else if let array = value as? [Any] {
+            let assignable = schema.properties.filter { $0.type != .linkingObjects }
+            precondition(array.count == assignable.count,
+                         "Invalid array input: \(array.count) values for the \(assignable.count) properties of "
+                             + "'\(schema.className)'.")
+            var position = 0
+            for (index, property) in schema.properties.enumerated() where property.type != .linkingObjects {
+                set(array[position], cell: cells[index], property: property, schema: schema)
+                position += 1
+            }
+        } else if let other = value as? Object {
+            precondition(type(of: other) == type(of: object),
+                         "Cannot initialize '\(schema.className)' from an object of class '\(type(of: other))'.")
+            for (index, property) in schema.properties.enumerated() where property.type != .linkingObjects {
+                let newValue: Any = other._location != nil
+                    ? other._location!.core.readAny(other, propertyIndex: index)
+                    : SchemaDiscovery.cells(of: other)[index].unmanagedValue
+                set(newValue, cell: cells[index], property: property, schema: schema)
+            }
+        } else {
+            fatalError("Invalid value '\(value)' to initialize an object of type '\(schema.className)': expected a "
+                       + "dictionary, an array or an object of the same class")
+        }
+    }
+
+    private static func set(_ value: Any, cell: PersistedCellBase, property: Property, schema: ObjectSchema) {
+        guard cell.setUnmanagedValue(unwrapped(value)) else {
+            fatalError("Invalid value '\(value)' of type '\(type(of: value))' for '\(schema.className).\(property.name)'"
+                       + " (\(property.type)\(property.isOptional ? "?" : ""))")
+        }
+    }
+
+    /// A value from an `[Any?]` literal arrives wrapped in an Optional: take out what it holds (nil stays nil).
+    static func unwrapped(_ value: Any) -> Any {
+        guard let optional = value as? OptionalProtocol else { return value }
+        if optional.isNone { return value }
+        return Mirror(reflecting: value).children.first.map { unwrapped($0.value) } ?? value
+    }
+
+    /// `object[key] = value`.
+    static func set(_ value: Any?, propertyIndex: Int, of object: Object) {
+        let schema = SchemaDiscovery.info(for: type(of: object)).schema
+        let property = schema.properties[propertyIndex]
+        let cells = SchemaDiscovery.cells(of: object)
+        let newValue: Any = value ?? (Optional<Int>.none as Any)
+        if let location = object._location {
+            location.core.requireWriteTransaction()
+            let scratch = cells[propertyIndex]
+            // Validate through a fresh cell of the property's type, then write it as the unmanaged value would be.
+            let saved = scratch.unmanagedValue
+            set(newValue, cell: scratch, property: property, schema: schema)
+            do {
+                try scratch.copyUnmanagedValue(to: object, column: location.binding.columns[propertyIndex])
+            } catch {
+                fatalError("Columnar: cannot set '\(schema.className).\(property.name)': \(error)")
+            }
+            _ = scratch.setUnmanagedValue(saved)
+        } else {
+            set(newValue, cell: cells[propertyIndex], property: property, schema: schema)
+        }
+    }
+}

@@ -1,0 +1,234 @@
+// Persisted: the property wrapper that declares a stored property of an Object (`@Persisted var name: String`).
+//
+// Without the Objective-C runtime, Columnar relies on two facts of Swift on Linux: a property wrapper's
+// `static subscript(_enclosingInstance:wrapped:storage:)` is called for every access to a wrapped property of a
+// class, and `Mirror` lists a class's wrapped properties as `_name` in declaration order. The wrapper keeps its
+// state in a small class (`PersistedCell`) so that the copies `Mirror` hands out share it: schema discovery reads
+// the declared attributes from it, and binding an object to its row records the column in it.
+//
+// Unmanaged objects keep values in the cell. Managed objects read and write their row's columns: the column of a
+// property is found once per class by key path and cached in the cell.
+
+import CColumnar
+import Foundation
+
+/// Per-property state shared by every copy of a `Persisted` wrapper.
+class PersistedCellBase {
+    /// The property's index in its class's schema, once bound; -1 before.
+    var propertyIndex = -1
+    /// The object whose property this is, once known (managed objects): lets type-erased paths such as
+    /// `Codable` read the managed value instead of the stale unmanaged one.
+    weak var owner: ObjectBase?
+    var isPrimaryKey = false
+    var isIndexed = false
+    var originProperty: String?
+
+    /// The column the property's type needs.
+    var storageType: _StorageType { fatalError("abstract") }
+    /// Writes the unmanaged value into a managed object's column (realm.add).
+    func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws { fatalError("abstract") }
+    /// The unmanaged value (or the default), type-erased (subscript(key:), description, init(value:)).
+    var unmanagedValue: Any { fatalError("abstract") }
+    func setUnmanagedValue(_ value: Any) -> Bool { fatalError("abstract") }
+    /// Reads a managed object's value of this property, type-erased.
+    func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any { fatalError("abstract") }
+    /// Calls `body` with the unmanaged value as an engine value.
+    func withUnmanagedEngineValue<R>(in core: RealmCore, _ body: (inout columnar_value) throws -> R) throws -> R {
+        fatalError("abstract")
+    }
+    /// Whether the unmanaged value equals what a managed object's column holds (for `.modified` updates).
+    func unmanagedEqualsManaged(_ object: ObjectBase, column: columnar_col_id) throws -> Bool { fatalError("abstract") }
+}
+
+final class PersistedCell<Value: _Persistable>: PersistedCellBase {
+    var value: Value?
+
+    init(value: Value?) {
+        self.value = value
+        super.init()
+        MaterializationContext.register(self)
+    }
+
+    /// The current value: the managed row's when the owner is managed, else the unmanaged value.
+    var currentValue: Value {
+        if let owner, let location = owner._location {
+            if propertyIndex < 0 {
+                guard let index = SchemaDiscovery.cells(of: owner).firstIndex(where: { $0 === self }) else {
+                    fatalError("Columnar: a @Persisted property is not among its object's persisted properties")
+                }
+                propertyIndex = index
+            }
+            return owner._managedRead(Value.self, column: location.binding.columns[propertyIndex])
+        }
+        return value ?? Value._rlmDefaultValue()
+    }
+
+    override var storageType: _StorageType { Value._storage }
+
+    override func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws {
+        let value = self.value ?? Value._rlmDefaultValue()
+        try object._managedWrite(value, column: column)
+    }
+
+    override var unmanagedValue: Any { value ?? Value._rlmDefaultValue() }
+
+    override func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any {
+        object._managedRead(Value.self, column: column)
+    }
+
+    override func withUnmanagedEngineValue<R>(in core: RealmCore,
+                                              _ body: (inout columnar_value) throws -> R) throws -> R {
+        try (value ?? Value._rlmDefaultValue())._withValue(in: Realm(core: core), body)
+    }
+
+    override func unmanagedEqualsManaged(_ object: ObjectBase, column: columnar_col_id) throws -> Bool {
+        guard Value._storage.collection == COLUMNAR_COLLECTION_NONE, Value._storage.type != COLUMNAR_TYPE_LINK,
+              let location = object._location else { return false }
+        var current = columnar_value()
+        try Engine.check(columnar_obj_get(location.core.currentTransaction, location.binding.table, location.key,
+                                          column, &current))
+        return try withUnmanagedEngineValue(in: location.core) { EngineValue.equal($0, current) }
+    }
+
+    override func setUnmanagedValue(_ newValue: Any) -> Bool {
+        if let typed = newValue as? Value {
+            value = typed
+            return true
+        }
+        if let converted = Value._convert(fromAny: newValue) {
+            value = converted
+            return true
+        }
+        if let optional = newValue as? OptionalProtocol, optional.isNone, Value._storage.nullable,
+           Value._storage.collection == COLUMNAR_COLLECTION_NONE {
+            value = Value._rlmDefaultValue()   // nil for optionals
+            return true
+        }
+        return false
+    }
+}
+
+/// Implemented by every `Persisted<Value>` so that schema discovery can read a property through `Mirror`.
+protocol PersistedProperty {
+    var persistedCell: PersistedCellBase { get }
+}
+
+@propertyWrapper
+public struct Persisted<Value: _Persistable>: PersistedProperty {
+    let cell: PersistedCell<Value>
+
+    var persistedCell: PersistedCellBase { cell }
+
+    /// Direct access is not possible: a `@Persisted` property lives in an `Object` and is reached through it.
+    @available(*, unavailable, message: "@Persisted can only be used as a property on an Object")
+    public var wrappedValue: Value {
+        get { fatalError("@Persisted can only be used as a property on an Object") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("@Persisted can only be used as a property on an Object") }
+    }
+
+    /// A property with the type's default value (0, "", empty collection, nil).
+    public init() {
+        cell = PersistedCell(value: nil)
+    }
+
+    /// A property with an initial value for new unmanaged objects.
+    public init(wrappedValue value: Value) {
+        cell = PersistedCell(value: value)
+    }
+
+    /// A property that is the primary key (or, with `false`, an ordinary one).
+    public init(primaryKey: Bool) {
+        cell = PersistedCell(value: nil)
+        cell.isPrimaryKey = primaryKey
+    }
+
+    public init(wrappedValue value: Value, primaryKey: Bool) {
+        cell = PersistedCell(value: value)
+        cell.isPrimaryKey = primaryKey
+    }
+
+    /// A property with a search index.
+    public init(indexed: Bool) {
+        cell = PersistedCell(value: nil)
+        cell.isIndexed = indexed
+    }
+
+    public init(wrappedValue value: Value, indexed: Bool) {
+        cell = PersistedCell(value: value)
+        cell.isIndexed = indexed
+    }
+
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            let cell = object[keyPath: storageKeyPath].cell
+            guard object._location != nil else {
+                if let value = cell.value { return value }
+                // Keep the default: a collection read from an unmanaged object must be the one later appends reach.
+                let value = Value._rlmDefaultValue()
+                cell.value = value
+                return value
+            }
+            return object._managedRead(Value.self, column: object._column(of: cell, keyPath: storageKeyPath))
+        }
+        set {
+            let cell = object[keyPath: storageKeyPath].cell
+            guard object._location != nil else {
+                cell.value = newValue
+                return
+            }
+            object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
+        }
+    }
+}
+
+/// Cells register here while `RealmCore.materialize` constructs an accessor object, so that they learn their owner
+/// without a `Mirror` walk.
+enum MaterializationContext {
+    private final class Frame {
+        var cells: [PersistedCellBase] = []
+    }
+
+    private static let key = "org.columnar.materializing"
+
+    static func register(_ cell: PersistedCellBase) {
+        (Thread.current.threadDictionary[key] as? Frame)?.cells.append(cell)
+    }
+
+    /// Runs `make` and gives every cell created meanwhile to the object it returned.
+    static func construct<T: ObjectBase>(_ make: () -> T) -> T {
+        let frame = Frame()
+        let outer = Thread.current.threadDictionary[key]
+        Thread.current.threadDictionary[key] = frame
+        let object = make()
+        Thread.current.threadDictionary[key] = outer
+        for cell in frame.cells { cell.owner = object }
+        return object
+    }
+}
+
+extension Persisted: Encodable where Value: Encodable {
+    /// Encodes the property's value (the managed row's value for a managed object).
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(cell.currentValue)
+    }
+}
+
+extension Persisted: Decodable where Value: Decodable {
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        self.init(wrappedValue: try container.decode(Value.self))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// A property missing from the encoded data keeps its default value, as RealmSwift's decoding does.
+    public func decode<T: _Persistable & Decodable>(_ type: Persisted<T>.Type, forKey key: Key) throws -> Persisted<T> {
+        try decodeIfPresent(type, forKey: key) ?? Persisted()
+    }
+}

@@ -1,0 +1,226 @@
+// Realm: a database as the application sees it — open it, write in transactions, add, query and delete objects.
+// A `Realm` value is a handle on the per-thread `RealmCore` for its file.
+
+import CColumnar
+import Foundation
+import QueryVM
+
+public struct Realm: Equatable {
+    let core: RealmCore
+
+    init(core: RealmCore) {
+        self.core = core
+    }
+
+    /// What to do when adding an object whose primary key exists already.
+    public enum UpdatePolicy: Int, Sendable {
+        /// Stop with an error: the primary key must be new.
+        case error = 1
+        /// Update the existing object's properties whose values differ.
+        case modified = 3
+        /// Update every property of the existing object.
+        case all = 2
+    }
+
+    // MARK: Opening
+
+    /// Opens the Realm of `configuration` (by default `Configuration.defaultConfiguration`).
+    /// Throws a `ColumnarError` when the file cannot be opened, is damaged, or does not match the model classes.
+    public init(configuration: Configuration = .defaultConfiguration) throws {
+        core = try RealmRegistry.core(for: configuration)
+    }
+
+    /// Opens the Realm stored at `fileURL` with the default configuration's other settings.
+    public init(fileURL: URL) throws {
+        var configuration = Configuration.defaultConfiguration
+        configuration.fileURL = fileURL
+        try self.init(configuration: configuration)
+    }
+
+    public var configuration: Configuration { core.configuration }
+
+    /// The model classes this Realm uses (configured `objectTypes`, or those used so far).
+    public var schema: Schema { Schema(objectSchema: core.boundSchema) }
+
+    /// Whether the Realm holds no objects at all.
+    public var isEmpty: Bool {
+        let txn = core.currentTransaction
+        var tableCount: UInt32 = 0
+        Engine.mustSucceed(columnar_table_count(txn, &tableCount), "counting tables")
+        for table in 0..<tableCount {
+            var count: UInt64 = 0
+            if columnar_obj_count(txn, table, &count) == COLUMNAR_OK, count > 0 { return false }
+        }
+        return true
+    }
+
+    public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.core === rhs.core }
+
+    // MARK: Transactions
+
+    public var isInWriteTransaction: Bool { core.isInWriteTransaction }
+
+    /// Runs `block` in a write transaction and commits it, returning the block's result; if the block throws,
+    /// the transaction is rolled back and the error rethrown. (Notification tokens are accepted for RealmSwift
+    /// compatibility; notifications come in a later version.)
+    @discardableResult
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
+                              _ block: () throws -> Result) throws -> Result {
+        try beginWriteThrowing()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
+        return result
+    }
+
+    /// Begins a write transaction (blocking while another thread or process writes).
+    public func beginWrite() {
+        do { try beginWriteThrowing() } catch { fatalError("Columnar: cannot begin a write transaction: \(error)") }
+    }
+
+    private func beginWriteThrowing() throws {
+        precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
+        try core.beginWrite()
+    }
+
+    /// Commits the write transaction; throws when the commit cannot be made durable (the changes are then lost).
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try core.commitWrite()
+    }
+
+    /// Discards the write transaction's changes.
+    public func cancelWrite() { core.cancelWrite() }
+
+    /// Moves this Realm to the latest version. Returns whether anything changed.
+    @discardableResult
+    public func refresh() -> Bool { core.refresh() }
+
+    /// Ends the read transaction; objects and results read so far become invalid.
+    public func invalidate() { core.invalidate() }
+
+    // MARK: Adding, creating, deleting
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm. With a primary key that
+    /// exists already: `.error` stops, `.modified` and `.all` update the existing object.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        do { try core.add(object, update: update) } catch { fatalError("Columnar: cannot add object: \(error)") }
+    }
+
+    /// Adds every object of a sequence.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Iterator.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Creates a managed object from a value (dictionary, array in property order, or object) and returns it.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
+        let object = T()
+        ObjectValueAssignment.assign(value, to: object)
+        add(object, update: update)
+        return object
+    }
+
+    /// Deletes a managed object.
+    public func delete(_ object: ObjectBase) { core.delete(object) }
+
+    /// Deletes every object of a sequence (results are read first, so deleting from them is safe).
+    public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: ObjectBase {
+        for object in Array(objects) { core.delete(object) }
+    }
+
+    /// Deletes every object in the Realm.
+    public func deleteAll() {
+        do { try core.deleteAll() } catch { fatalError("Columnar: cannot delete all objects: \(error)") }
+    }
+
+    // MARK: Reading
+
+    /// Every object of a class, as live results.
+    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
+        Results(core: core, binding: try? core.binding(for: type))
+    }
+
+    /// The object of a class with the given primary key, or nil.
+    public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        guard let binding = try? core.binding(for: type) else { return nil }
+        guard let pkIndex = binding.primaryKeyIndex else {
+            fatalError("'\(binding.schema.className)' does not have a primary key and can not be queried by one")
+        }
+        let property = binding.schema.properties[pkIndex]
+        guard let persistable = EngineValue.persistable(key, for: property) else {
+            fatalError("Invalid value '\(key)' of type '\(KeyType.self)' for '\(binding.schema.className).\(property.name)'"
+                       + " primary key (\(property.type))")
+        }
+        let txn = core.currentTransaction
+        var found: columnar_key = 0
+        let rc = (try? persistable._withValue(in: self) { value in
+            columnar_obj_find_primary_key(txn, binding.table, &value, &found)
+        }) ?? COLUMNAR_ENOTFOUND
+        if rc == COLUMNAR_ENOTFOUND { return nil }
+        Engine.mustSucceed(rc, "finding by primary key")
+        return core.materialize(type, key: found)
+    }
+}
+
+/// A handle that keeps a notification registration alive (notifications come in a later version).
+public final class NotificationToken: @unchecked Sendable {
+    public init() {}
+    public func invalidate() {}
+}
+
+/// Realm cores per thread and file; open files per process.
+enum RealmRegistry {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var files: [String: WeakFile] = [:]
+    private static let threadKey = "org.columnar.realm-cores"
+
+    private final class WeakFile {
+        weak var file: StorageFile?
+        init(_ file: StorageFile) { self.file = file }
+    }
+
+    /// Weak: a core lives as long as some Realm value or managed object of the thread holds it.
+    private final class WeakCore {
+        weak var core: RealmCore?
+        init(_ core: RealmCore) { self.core = core }
+    }
+
+    private final class CoreTable {
+        var cores: [String: WeakCore] = [:]
+    }
+
+    static func core(for configuration: Realm.Configuration) throws -> RealmCore {
+        let identity = configuration.storageIdentity
+        let key = (identity.inMemory ? "memory:" : "file:") + identity.path
+        let table: CoreTable
+        if let existing = Thread.current.threadDictionary[threadKey] as? CoreTable {
+            table = existing
+        } else {
+            table = CoreTable()
+            Thread.current.threadDictionary[threadKey] = table
+        }
+        if let core = table.cores[key]?.core { return core }
+        let file = try openFile(key: key, identity: identity, configuration: configuration)
+        let core = try RealmCore(file: file, configuration: configuration)
+        table.cores[key] = WeakCore(core)
+        return core
+    }
+
+    private static func openFile(key: String, identity: (path: String, inMemory: Bool),
+                                 configuration: Realm.Configuration) throws -> StorageFile {
+        lock.lock()
+        defer { lock.unlock() }
+        if let file = files[key]?.file { return file }
+        var flags: UInt32 = identity.inMemory ? COLUMNAR_OPEN_IN_MEMORY.rawValue : COLUMNAR_OPEN_CREATE.rawValue
+        if configuration.readOnly && !identity.inMemory { flags = COLUMNAR_OPEN_READ_ONLY.rawValue }
+        let file = try StorageFile(path: identity.path, flags: flags,
+                                   maximumVersions: UInt64(configuration.maximumNumberOfActiveVersions ?? 0))
+        files[key] = WeakFile(file)
+        return file
+    }
+}

@@ -1,0 +1,468 @@
+// RealmCore: the state behind `Realm` values for one file on one thread — the open file, the current
+// transaction (a read transaction pinned at a version, or the write transaction), and each model class's binding
+// to its table and columns. Realm instances for the same file on the same thread share one core, as RealmSwift's
+// do; live objects are confined to the thread that made them.
+
+import CColumnar
+import Foundation
+import QueryVM
+
+/// A model class bound to its table in one file: the table id and each property's column id.
+final class ClassBinding {
+    let schema: ObjectSchema
+    let table: columnar_table_id
+    /// Per property (schema order); `COLUMNAR_NO_COLUMN` for linking objects, which have no column.
+    let columns: [columnar_col_id]
+    let primaryKeyIndex: Int?
+
+    init(schema: ObjectSchema, table: columnar_table_id, columns: [columnar_col_id]) {
+        self.schema = schema
+        self.table = table
+        self.columns = columns
+        self.primaryKeyIndex = schema.properties.firstIndex(where: \.isPrimary)
+    }
+}
+
+final class RealmCore {
+    let file: StorageFile
+    let configuration: Realm.Configuration
+    private let thread = pthread_self()
+    /// The current transaction: a read transaction, or the write transaction while `isInWriteTransaction`.
+    private(set) var transaction: OpaquePointer?
+    private(set) var isInWriteTransaction = false
+    /// Bumped by every change this core makes and by every version change: lets results cache their keys.
+    private(set) var changeCounter: UInt64 = 0
+    /// Bumped when objects may have been added or removed (or the version changed): unfiltered results cache their
+    /// keys until it moves.
+    private(set) var structureCounter: UInt64 = 0
+    /// Bumped by `invalidate()`: objects and results from before it are invalid.
+    private(set) var generation: UInt64 = 0
+    private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    /// The update policy of the `add` in progress, applied to objects reached through links.
+    var addPolicy: Realm.UpdatePolicy = .error
+
+    init(file: StorageFile, configuration: Realm.Configuration) throws {
+        self.file = file
+        self.configuration = configuration
+        try beginRead()
+        if let types = configuration.objectTypes {
+            for type in types { _ = try binding(for: type) }
+        }
+    }
+
+    deinit {
+        if let transaction { columnar_txn_rollback(transaction) }
+    }
+
+    // MARK: Threads and transactions
+
+    func checkThread() {
+        precondition(pthread_equal(thread, pthread_self()) != 0,
+                     "Realm accessed from incorrect thread: live Realms, objects and results are confined to the "
+                         + "thread that opened them (use freeze() or open a Realm on each thread).")
+    }
+
+    func requireWriteTransaction() {
+        checkThread()
+        precondition(isInWriteTransaction,
+                     "Attempting to modify object outside of a write transaction - call beginWrite on a Realm "
+                         + "instance first.")
+    }
+
+    /// The current transaction, starting a read transaction if there is none (after `invalidate()`).
+    var currentTransaction: OpaquePointer {
+        checkThread()
+        if transaction == nil {
+            do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
+        }
+        return transaction!
+    }
+
+    private func beginRead() throws {
+        var txn: OpaquePointer?
+        try Engine.check(columnar_txn_begin_read(file.handle, &txn))
+        transaction = txn
+        noteStructuralChange()
+    }
+
+    func beginWrite() throws {
+        checkThread()
+        precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
+        var txn: OpaquePointer?
+        try Engine.check(columnar_txn_begin_write(file.handle, &txn))
+        if let transaction { columnar_txn_rollback(transaction) }
+        transaction = txn
+        isInWriteTransaction = true
+        noteStructuralChange()
+    }
+
+    func commitWrite() throws {
+        checkThread()
+        precondition(isInWriteTransaction, "Can't commit a non-existing write transaction")
+        let txn = transaction!
+        transaction = nil
+        isInWriteTransaction = false
+        let rc = columnar_txn_commit(txn)
+        // Whatever happened, go on reading the latest version (the failed commit left the old one).
+        try beginRead()
+        if rc != COLUMNAR_OK {
+            bindings.removeAll()   // tables created by the failed transaction do not exist
+            throw ColumnarError.fromLastError(rc)
+        }
+    }
+
+    func cancelWrite() {
+        checkThread()
+        precondition(isInWriteTransaction, "Can't cancel a non-existing write transaction")
+        columnar_txn_rollback(transaction!)
+        transaction = nil
+        isInWriteTransaction = false
+        bindings.removeAll()   // tables or columns created in the transaction are gone
+        do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
+    }
+
+    /// Moves the read transaction to the latest version. Returns whether the version changed.
+    func refresh() -> Bool {
+        checkThread()
+        if isInWriteTransaction { return false }
+        let before = version
+        if let transaction {
+            Engine.mustSucceed(columnar_txn_advance(transaction), "advancing the read transaction")
+        } else {
+            do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
+        }
+        noteStructuralChange()
+        return version != before
+    }
+
+    func invalidate() {
+        checkThread()
+        if isInWriteTransaction { cancelWrite() }
+        if let transaction { columnar_txn_rollback(transaction) }
+        transaction = nil
+        generation &+= 1
+        noteStructuralChange()
+    }
+
+    var version: UInt64 { columnar_txn_version(currentTransaction) }
+
+    func noteLocalChange() { changeCounter &+= 1 }
+
+    func noteStructuralChange() {
+        changeCounter &+= 1
+        structureCounter &+= 1
+    }
+
+    // MARK: Schema binding
+
+    /// The binding of a model class, creating its table and columns (and those of every class it links to)
+    /// when they do not exist yet. Returns nil when the file lacks the table and the Realm is read-only.
+    func binding(for type: ObjectBase.Type) throws -> ClassBinding? {
+        if let known = bindings[ObjectIdentifier(type)] { return known }
+        // Every class reachable through links, so that link columns can name their target tables.
+        var pending: [ObjectBase.Type] = [type]
+        var reachable: [ObjectBase.Type] = []
+        var seen: Set<ObjectIdentifier> = []
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            reachable.append(next)
+            for property in SchemaDiscovery.info(for: next).schema.properties {
+                if let target = property.storage.objectType { pending.append(target) }
+            }
+        }
+        if try needsSchemaChange(reachable) {
+            guard !configuration.readOnly else { return nil }
+            if isInWriteTransaction {
+                try createSchema(reachable)
+            } else {
+                try beginWrite()
+                do {
+                    try createSchema(reachable)
+                    try commitWrite()
+                } catch {
+                    if isInWriteTransaction { cancelWrite() }
+                    throw error
+                }
+            }
+        }
+        let txn = currentTransaction
+        for candidate in reachable where bindings[ObjectIdentifier(candidate)] == nil {
+            let schema = SchemaDiscovery.info(for: candidate).schema
+            var table: columnar_table_id = 0
+            try Engine.check(columnar_table_find(txn, schema.className, &table))
+            var columns: [columnar_col_id] = []
+            for property in schema.properties {
+                if property.type == .linkingObjects {
+                    columns.append(COLUMNAR_NO_COLUMN)
+                    continue
+                }
+                var column: columnar_col_id = 0
+                try Engine.check(columnar_column_find(txn, table, property.columnName, &column))
+                try checkColumn(txn, table, column, property, schema)
+                columns.append(column)
+            }
+            bindings[ObjectIdentifier(candidate)] = ClassBinding(schema: schema, table: table, columns: columns)
+        }
+        return bindings[ObjectIdentifier(type)]
+    }
+
+    func requireBinding(for type: ObjectBase.Type) -> ClassBinding {
+        do {
+            guard let binding = try binding(for: type) else {
+                fatalError("Object type '\(type)' is not in this read-only Realm's file")
+            }
+            return binding
+        } catch {
+            fatalError("Columnar: cannot use object type '\(type)': \(error)")
+        }
+    }
+
+    private func needsSchemaChange(_ types: [ObjectBase.Type]) throws -> Bool {
+        let txn = currentTransaction
+        for type in types {
+            let schema = SchemaDiscovery.info(for: type).schema
+            var table: columnar_table_id = 0
+            guard columnar_table_find(txn, schema.className, &table) == COLUMNAR_OK else { return true }
+            for property in schema.properties where property.type != .linkingObjects {
+                var column: columnar_col_id = 0
+                if columnar_column_find(txn, table, property.columnName, &column) != COLUMNAR_OK { return true }
+            }
+        }
+        return false
+    }
+
+    /// Creates missing tables (all first, so links can name them), then missing columns.
+    private func createSchema(_ types: [ObjectBase.Type]) throws {
+        let txn = currentTransaction
+        var tables: [ObjectIdentifier: columnar_table_id] = [:]
+        for type in types {
+            let name = SchemaDiscovery.info(for: type).schema.className
+            var table: columnar_table_id = 0
+            if columnar_table_find(txn, name, &table) != COLUMNAR_OK {
+                try Engine.check(columnar_table_add(txn, name, &table))
+            }
+            tables[ObjectIdentifier(type)] = table
+        }
+        for type in types {
+            let schema = SchemaDiscovery.info(for: type).schema
+            let table = tables[ObjectIdentifier(type)]!
+            for property in schema.properties where property.type != .linkingObjects {
+                var column: columnar_col_id = 0
+                if columnar_column_find(txn, table, property.columnName, &column) == COLUMNAR_OK { continue }
+                var spec = columnar_column_spec()
+                spec.type = property.storage.type
+                spec.collection = property.storage.collection
+                spec.nullable = property.storage.nullable
+                spec.indexed = property.isIndexed
+                if let target = property.storage.objectType { spec.target_table = tables[ObjectIdentifier(target)]! }
+                try property.columnName.withCString { name in
+                    spec.name = name
+                    try Engine.check(columnar_column_add(txn, table, &spec, &column))
+                }
+                if property.isPrimary { try Engine.check(columnar_table_set_primary_key(txn, table, column)) }
+            }
+        }
+        noteLocalChange()
+    }
+
+    /// Checks that an existing column can hold the property (else the model and file disagree: a migration).
+    private func checkColumn(_ txn: OpaquePointer, _ table: columnar_table_id, _ column: columnar_col_id,
+                             _ property: Property, _ schema: ObjectSchema) throws {
+        var info = columnar_column_info()
+        try Engine.check(columnar_column_info_get(txn, table, column, &info))
+        let storage = property.storage
+        let nullableMatches = info.nullable == storage.nullable
+            || (storage.type == COLUMNAR_TYPE_LINK && storage.collection == COLUMNAR_COLLECTION_NONE)
+        if info.type != storage.type || info.collection != storage.collection || !nullableMatches {
+            throw ColumnarError(code: .misuse, message: "Migration is required: property '\(schema.className)."
+                + "\(property.name)' is stored as \(PropertyType(info.type))\(info.nullable ? "?" : "") "
+                + "(collection kind \(info.collection.rawValue)) in the file but declared as \(property.type)"
+                + "\(storage.nullable ? "?" : "") (collection kind \(storage.collection.rawValue)) in the model")
+        }
+    }
+
+    /// The schema of every class bound so far (the classes this Realm has used or was configured with).
+    var boundSchema: [ObjectSchema] { bindings.values.map(\.schema).sorted { $0.className < $1.className } }
+
+    // MARK: Objects
+
+    func objectExists(_ location: ObjectLocation) -> Bool {
+        guard location.core === self, location.generation == generation else { return false }
+        var exists = false
+        Engine.mustSucceed(columnar_obj_exists(currentTransaction, location.binding.table, location.key, &exists),
+                           "checking an object")
+        return exists
+    }
+
+    private func requireValid(_ location: ObjectLocation) {
+        precondition(location.generation == generation, "Object has been deleted or invalidated.")
+    }
+
+    func read<Value: _Persistable>(_ type: Value.Type, _ location: ObjectLocation, column: columnar_col_id) -> Value {
+        requireValid(location)
+        if let collection = type as? ManagedCollectionProperty.Type {
+            return collection.managed(in: self, location: location, column: column) as! Value
+        }
+        var value = columnar_value()
+        let rc = columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &value)
+        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
+        Engine.mustSucceed(rc, "reading \(location.binding.schema.className)")
+        return Value._read(value, from: Realm(core: self))
+    }
+
+    /// Reads a property type-erased (description, subscript(key:)).
+    func readAny(_ object: ObjectBase, propertyIndex: Int) -> Any {
+        let cells = SchemaDiscovery.cells(of: object)
+        return cells[propertyIndex].readManaged(from: object, column: object._location!.binding.columns[propertyIndex])
+    }
+
+    func write<Value: _Persistable>(_ value: Value, _ location: ObjectLocation, column: columnar_col_id) throws {
+        requireValid(location)
+        if let collection = value as? ManagedCollectionProperty {
+            try collection.assign(to: self, location: location, column: column)
+            noteLocalChange()
+            return
+        }
+        if let pk = location.binding.primaryKeyIndex, location.binding.columns[pk] == column,
+           try primaryKeyDiffers(value, location, column: column) {
+            fatalError("Primary key can't be changed after an object is inserted.")
+        }
+        let txn = currentTransaction
+        try value._withValue(in: Realm(core: self)) { engineValue in
+            try Engine.check(columnar_obj_set(txn, location.binding.table, location.key, column, &engineValue))
+        }
+        noteLocalChange()
+    }
+
+    private func primaryKeyDiffers<Value: _Persistable>(_ value: Value, _ location: ObjectLocation,
+                                                        column: columnar_col_id) throws -> Bool {
+        var current = columnar_value()
+        try Engine.check(columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &current))
+        return try value._withValue(in: Realm(core: self)) { candidate in !EngineValue.equal(candidate, current) }
+    }
+
+    /// An accessor object for the row `key` of `type`'s table.
+    func materialize<T: ObjectBase>(_ type: T.Type, key: columnar_key) -> T {
+        let object = MaterializationContext.construct { type.init() }
+        object._location = ObjectLocation(core: self, binding: requireBinding(for: type), key: key,
+                                          generation: generation)
+        return object
+    }
+
+    /// The key of a managed object of this Realm; an unmanaged object is added first (links to new objects).
+    func managedKey(of object: ObjectBase) throws -> columnar_key {
+        if let location = object._location {
+            precondition(location.core.file === file, "Cannot link to an object managed by another Realm")
+            return location.key
+        }
+        requireWriteTransaction()
+        try add(object, update: addPolicy)
+        return object._location!.key
+    }
+
+    /// Adds an unmanaged object (and, through links, the unmanaged objects it refers to).
+    func add(_ object: ObjectBase, update: Realm.UpdatePolicy) throws {
+        requireWriteTransaction()
+        if let location = object._location {
+            precondition(location.core.file === file,
+                         "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            return
+        }
+        let binding = requireBinding(for: type(of: object))
+        let cells = SchemaDiscovery.cells(of: object)
+        let txn = currentTransaction
+        var key: columnar_key = 0
+        var existed = false
+        if let pkIndex = binding.primaryKeyIndex {
+            let found = try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk -> columnar_key? in
+                var existing: columnar_key = 0
+                let rc = columnar_obj_find_primary_key(txn, binding.table, &pk, &existing)
+                if rc == COLUMNAR_ENOTFOUND { return nil }
+                try Engine.check(rc)
+                return existing
+            }
+            if let found {
+                guard update != .error else {
+                    let value = cells[pkIndex].unmanagedValue
+                    fatalError("Attempting to create an object of type '\(binding.schema.className)' with an existing "
+                               + "primary key value '\(value)'.")
+                }
+                key = found
+                existed = true
+            } else {
+                try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
+                    try Engine.check(columnar_obj_create_with_primary_key(txn, binding.table, &pk, &key))
+                }
+            }
+        } else {
+            try Engine.check(columnar_obj_create(txn, binding.table, &key))
+        }
+        object._location = ObjectLocation(core: self, binding: binding, key: key, generation: generation)
+        let previousPolicy = addPolicy
+        addPolicy = update
+        defer { addPolicy = previousPolicy }
+        do {
+            for (index, cell) in cells.enumerated() {
+                cell.propertyIndex = index
+                cell.owner = object
+                let column = binding.columns[index]
+                if column == COLUMNAR_NO_COLUMN || index == binding.primaryKeyIndex { continue }
+                if existed && update == .modified, try cell.unmanagedEqualsManaged(object, column: column) { continue }
+                try cell.copyUnmanagedValue(to: object, column: column)
+            }
+        } catch {
+            object._location = nil
+            throw error
+        }
+        noteStructuralChange()
+    }
+
+    func delete(_ object: ObjectBase) {
+        requireWriteTransaction()
+        guard let location = object._location else {
+            fatalError("Can only delete an object from the Realm it belongs to.")
+        }
+        precondition(location.core.file === file, "Can only delete an object from the Realm it belongs to.")
+        requireValid(location)
+        let rc = columnar_obj_delete(currentTransaction, location.binding.table, location.key)
+        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
+        Engine.mustSucceed(rc, "deleting a \(location.binding.schema.className)")
+        noteStructuralChange()
+    }
+
+    /// Deletes every object of every table in the file.
+    func deleteAll() throws {
+        requireWriteTransaction()
+        let txn = currentTransaction
+        var tableCount: UInt32 = 0
+        try Engine.check(columnar_table_count(txn, &tableCount))
+        for table in 0..<tableCount {
+            var info = columnar_table_info()
+            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK else { continue }
+            for key in try keys(of: table) { try Engine.check(columnar_obj_delete(txn, table, key)) }
+        }
+        noteStructuralChange()
+    }
+
+    /// Every object key of a table, in key order.
+    func keys(of table: columnar_table_id) throws -> [columnar_key] {
+        let txn = currentTransaction
+        var iterator = columnar_cluster_iter()
+        try Engine.check(columnar_cluster_iter_init(txn, table, &iterator))
+        var cluster = columnar_cluster()
+        var keys: [columnar_key] = []
+        while true {
+            let rc = columnar_cluster_iter_next(&iterator, &cluster)
+            if rc == COLUMNAR_ENOTFOUND { break }
+            try Engine.check(rc)
+            for row in 0..<cluster.row_count { keys.append(columnar_array_get_int(&cluster.keys, row)) }
+        }
+        return keys
+    }
+
+    func objectCount(of table: columnar_table_id) -> Int {
+        var count: UInt64 = 0
+        Engine.mustSucceed(columnar_obj_count(currentTransaction, table, &count), "counting objects")
+        return Int(count)
+    }
+}

@@ -1,0 +1,127 @@
+// SchemaDiscovery: the schema of a model class, found without the Objective-C runtime.
+//
+// A prototype instance is made with the required `init()`, and `Mirror` lists its `@Persisted` properties (as
+// `_name`, in declaration order; superclass properties first). Each wrapper's shared cell says the property's
+// storage type and its declared attributes. The result is computed once per class and cached.
+
+import CColumnar
+import Foundation
+
+/// What Columnar knows of one model class, independent of any file.
+final class ClassInfo: @unchecked Sendable {
+    let schema: ObjectSchema
+    private let lock = NSLock()
+    private var indexByKeyPath: [AnyKeyPath: Int] = [:]
+
+    init(schema: ObjectSchema) {
+        self.schema = schema
+    }
+
+    /// The property index of the wrapper reached through `keyPath` (whose cell is `cell` in `object`). Learned on
+    /// the first access through each key path by finding the cell among the object's cells.
+    func propertyIndex(keyPath: AnyKeyPath, cell: PersistedCellBase, in object: ObjectBase) -> Int {
+        lock.lock()
+        let known = indexByKeyPath[keyPath]
+        lock.unlock()
+        if let known { return known }
+        guard let index = SchemaDiscovery.cells(of: object).firstIndex(where: { $0 === cell }) else {
+            fatalError("Columnar: a @Persisted property of \(schema.className) is not among its persisted properties")
+        }
+        lock.lock()
+        indexByKeyPath[keyPath] = index
+        lock.unlock()
+        return index
+    }
+}
+
+enum SchemaDiscovery {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var infos: [ObjectIdentifier: ClassInfo] = [:]
+
+    /// The (cached) schema information of a model class.
+    static func info(for type: ObjectBase.Type) -> ClassInfo {
+        let id = ObjectIdentifier(type)
+        lock.lock()
+        if let info = infos[id] {
+            lock.unlock()
+            return info
+        }
+        lock.unlock()
+        let info = ClassInfo(schema: discover(type))
+        lock.lock()
+        defer { lock.unlock() }
+        if let raced = infos[id] { return raced }
+        infos[id] = info
+        return info
+    }
+
+    /// The persisted-property cells of an object, in schema order.
+    static func cells(of object: ObjectBase) -> [PersistedCellBase] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            mirrors.append(current)
+            mirror = current.superclassMirror
+        }
+        var cells: [PersistedCellBase] = []
+        for current in mirrors.reversed() {
+            for child in current.children {
+                if let property = child.value as? PersistedProperty { cells.append(property.persistedCell) }
+            }
+        }
+        return cells
+    }
+
+    /// The declared names of an object's persisted properties, in schema order.
+    private static func names(of object: ObjectBase) -> [String] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            mirrors.append(current)
+            mirror = current.superclassMirror
+        }
+        var names: [String] = []
+        for current in mirrors.reversed() {
+            for child in current.children where child.value is PersistedProperty {
+                var name = child.label ?? "?"
+                if name.hasPrefix("_") { name.removeFirst() }
+                names.append(name)
+            }
+        }
+        return names
+    }
+
+    private static func discover(_ type: ObjectBase.Type) -> ObjectSchema {
+        let prototype = type.init()
+        let cells = cells(of: prototype)
+        let names = names(of: prototype)
+        let objectType = type as? Object.Type
+        let mapping = objectType?.propertiesMapping() ?? [:]
+        let legacyPrimaryKey = objectType?.primaryKey()
+        let legacyIndexed = Set(objectType?.indexedProperties() ?? [])
+        let className = String(describing: type)
+        var properties: [Property] = []
+        for (cell, name) in zip(cells, names) {
+            let storage = cell.storageType
+            let isPrimary = cell.isPrimaryKey || legacyPrimaryKey == name
+            if isPrimary {
+                let allowed: [columnar_type] = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_OBJECTID,
+                                                COLUMNAR_TYPE_UUID]
+                precondition(allowed.contains(storage.type) && storage.collection == COLUMNAR_COLLECTION_NONE,
+                             "Property '\(className).\(name)' cannot be a primary key: only Int, String, ObjectId "
+                                 + "and UUID properties (and their optionals) can")
+            }
+            if storage.type == COLUMNAR_TYPE_LINK && storage.collection == COLUMNAR_COLLECTION_NONE
+                && cell.originProperty == nil {
+                precondition(storage.nullable, "Property '\(className).\(name)' links to an object and must be optional")
+            }
+            properties.append(Property(name: name, columnName: mapping[name] ?? name, storage: storage,
+                                       isPrimary: isPrimary, isIndexed: cell.isIndexed || legacyIndexed.contains(name),
+                                       linkOriginPropertyName: cell.originProperty))
+        }
+        let primaryKeys = properties.filter(\.isPrimary)
+        precondition(primaryKeys.count <= 1, "Class '\(className)' declares more than one primary key: "
+                         + primaryKeys.map(\.name).joined(separator: ", "))
+        return ObjectSchema(className: className, properties: properties, objectClass: type, isEmbedded: false)
+    }
+}

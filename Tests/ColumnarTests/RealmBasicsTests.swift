@@ -1,0 +1,196 @@
+// RealmBasicsTests: the documented basics — models, writes, reads, primary keys, links, lists, deletes.
+
+import Columnar
+import ColumnarTestSupport
+import Foundation
+import XCTest
+
+final class RealmBasicsTests: RealmTestCase {
+    func testDocumentationQuickStartStoresAndReadsADog() throws {
+        // As in RealmSwift's documentation, with only the import changed.
+        let myDog = Dog()
+        myDog.name = "Rex"
+        myDog.age = 1
+        XCTAssertEqual(myDog.name, "Rex")
+        XCTAssertNil(myDog.realm)
+
+        let realm = try openRealm()
+        try realm.write {
+            realm.add(myDog)
+        }
+        XCTAssertEqual(myDog.realm, realm)
+        XCTAssertEqual(myDog.name, "Rex")
+        let dogs = realm.objects(Dog.self)
+        XCTAssertEqual(dogs.count, 1)
+        XCTAssertEqual(dogs[0].name, "Rex")
+        XCTAssertEqual(dogs.first?.age, 1)
+
+        try realm.write { myDog.age = 2 }
+        XCTAssertEqual(dogs[0].age, 2)
+    }
+
+    func testValuesOfEveryTypeSurviveReopening() throws {
+        let realm = try openRealm()
+        let defaults = AllTypes()
+        let changed = AllTypes()
+        changed.bool = false
+        changed.int = -123_456_789_012
+        changed.int8 = -8
+        changed.int16 = -16_000
+        changed.int32 = -2_000_000_000
+        changed.int64 = .min
+        changed.float = -1.25
+        changed.double = .pi
+        changed.string = "grüße, 世界"
+        changed.data = Data((0..<300).map { UInt8($0 % 256) })
+        changed.date = Date(timeIntervalSince1970: -86_400.25)
+        changed.decimal = Decimal128(floatLiteral: -12.5)
+        changed.objectId = ObjectId.generate()
+        changed.uuid = UUID()
+        changed.optionalBool = true
+        changed.optionalInt = 42
+        changed.optionalFloat = 0.5
+        changed.optionalDouble = -0.0
+        changed.optionalString = ""
+        changed.optionalData = Data()
+        changed.optionalDate = Date(timeIntervalSince1970: 1_700_000_000)
+        changed.optionalDecimal = 1
+        changed.optionalObjectId = ObjectId()
+        changed.optionalUUID = UUID()
+        changed.intList.append(objectsIn: [3, 1, 2])
+        changed.optionalStringList.append(objectsIn: ["a", nil, "c"])
+        try realm.write {
+            realm.add(defaults)
+            realm.add(changed)
+        }
+        let expected = [Self.snapshot(defaults), Self.snapshot(changed)]
+        XCTAssertEqual(realm.objects(AllTypes.self).map(Self.snapshot), expected)
+
+        // A second Realm on another thread's terms: a fresh file handle after everything above is released.
+        let path = configuration.fileURL!
+        let reread = try reopenedSnapshots(path)
+        XCTAssertEqual(reread, expected)
+    }
+
+    private func reopenedSnapshots(_ url: URL) throws -> [[String]] {
+        // Open on another thread, so the Realm is not the one this thread already has open.
+        let result = Locked<Result<[[String]], Error>>(.success([]))
+        runOnThreads(1) { _ in
+            result.withLock { $0 = Result { try Realm(fileURL: url).objects(AllTypes.self).map(Self.snapshot) } }
+        }
+        return try result.value.get()
+    }
+
+    /// Every property rendered as text, for comparisons.
+    private static func snapshot(_ object: AllTypes) -> [String] {
+        object.objectSchema.properties.map { "\($0.name)=\(String(describing: object[$0.name]))" }
+            + ["intList=\(Array(object.intList))", "optionalStringList=\(Array(object.optionalStringList))"]
+    }
+
+    func testPrimaryKeyLookupAndUpdatePolicies() throws {
+        let realm = try openRealm()
+        try realm.write {
+            realm.add(Pet(value: ["id": 1, "name": "Rex", "age": 3]))
+            realm.add(Pet(value: ["id": 2, "name": "Fido", "age": 5]))
+        }
+        XCTAssertEqual(realm.object(ofType: Pet.self, forPrimaryKey: 2)?.name, "Fido")
+        XCTAssertNil(realm.object(ofType: Pet.self, forPrimaryKey: 3))
+
+        try realm.write { realm.add(Pet(value: ["id": 2, "name": "Fido II", "age": 6]), update: .modified) }
+        XCTAssertEqual(realm.objects(Pet.self).count, 2)
+        XCTAssertEqual(realm.object(ofType: Pet.self, forPrimaryKey: 2)?.name, "Fido II")
+        try realm.write { realm.add(Pet(value: [2, "Fido III", 7, nil, [] as [Toy]]), update: .all) }
+        XCTAssertEqual(realm.object(ofType: Pet.self, forPrimaryKey: 2)?.age, 7)
+        XCTAssertEqual(realm.objects(Pet.self).count, 2)
+    }
+
+    func testLinksAndListsOfObjects() throws {
+        let realm = try openRealm()
+        let pet = Pet(value: ["id": 7, "name": "Rex", "age": 2])
+        pet.owner = Owner(value: ["name": "Alice"])
+        pet.toys.append(Toy(value: ["brand": "ball", "price": 2.5]))
+        pet.toys.append(Toy(value: ["brand": "bone", "price": 4.0]))
+        try realm.write { realm.add(pet) }
+
+        XCTAssertEqual(realm.objects(Owner.self).count, 1, "the linked owner was added with the pet")
+        XCTAssertEqual(realm.objects(Toy.self).count, 2)
+        XCTAssertEqual(pet.owner?.name, "Alice")
+        XCTAssertEqual(pet.toys.map(\.brand), ["ball", "bone"])
+
+        try realm.write {
+            pet.toys.insert(Toy(value: ["brand": "rope"]), at: 1)
+            pet.toys.move(from: 0, to: 2)
+            pet.toys.swapAt(0, 1)
+        }
+        XCTAssertEqual(pet.toys.map(\.brand), ["bone", "rope", "ball"])
+
+        let owner = pet.owner!
+        try realm.write { realm.delete(owner) }
+        XCTAssertTrue(owner.isInvalidated)
+        XCTAssertNil(pet.owner, "a link to a deleted object reads nil")
+
+        let toy = pet.toys[0]
+        try realm.write { realm.delete(toy) }
+        XCTAssertEqual(pet.toys.map(\.brand), ["rope", "ball"], "a deleted object leaves the lists that held it")
+    }
+
+    func testWriteRollsBackWhenTheBlockThrows() throws {
+        struct Failure: Error {}
+        let realm = try openRealm()
+        XCTAssertThrowsError(try realm.write {
+            realm.add(Dog(value: ["name": "Ghost"]))
+            throw Failure()
+        })
+        XCTAssertFalse(realm.isInWriteTransaction)
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        XCTAssertTrue(realm.isEmpty)
+    }
+
+    func testInMemoryRealmsWithOneIdentifierShareData() throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: "shared-\(UUID())")
+        XCTAssertNil(configuration.fileURL)
+        let first = try Realm(configuration: configuration)
+        try first.write { first.add(Dog(value: ["name": "Mem", "age": 4])) }
+        let second = try Realm(configuration: configuration)
+        XCTAssertEqual(second.objects(Dog.self).first?.name, "Mem")
+    }
+
+    func testObjectInitialisersAndSubscript() throws {
+        let fromDictionary = Dog(value: ["name": "A", "age": 3])
+        let fromArray = Dog(value: ["B", 4])
+        let copy = Dog(value: fromArray)
+        XCTAssertEqual([fromDictionary.name, fromArray.name, copy.name], ["A", "B", "B"])
+        XCTAssertEqual(copy["age"] as? Int, 4)
+        copy["age"] = 9
+        XCTAssertEqual(copy.age, 9)
+
+        let realm = try openRealm()
+        try realm.write { realm.add(copy) }
+        XCTAssertEqual(copy["name"] as? String, "B")
+        try realm.write { copy["name"] = "C" }
+        XCTAssertEqual(copy.name, "C")
+        XCTAssertTrue(copy.isSameObject(as: realm.objects(Dog.self).first))
+        XCTAssertFalse(copy.isSameObject(as: fromDictionary))
+    }
+
+    func testDeletingObjectsInvalidatesThemAndUpdatesResults() throws {
+        let realm = try openRealm()
+        let dogs = (0..<10).map { Dog(value: ["name": "d\($0)", "age": $0]) }
+        try realm.write { realm.add(dogs) }
+        let results = realm.objects(Dog.self)
+        XCTAssertEqual(results.count, 10)
+        try realm.write { realm.delete(results.filterAges { $0 % 2 == 0 }) }
+        XCTAssertEqual(results.count, 5, "results are live")
+        XCTAssertEqual(results.map(\.age), [1, 3, 5, 7, 9])
+        XCTAssertTrue(dogs[0].isInvalidated)
+        XCTAssertFalse(dogs[1].isInvalidated)
+        XCTAssertEqual(results.value(forKey: "name") as? [String?], ["d1", "d3", "d5", "d7", "d9"])
+        try realm.write { realm.deleteAll() }
+        XCTAssertTrue(results.isEmpty)
+        XCTAssertTrue(realm.isEmpty)
+    }
+}
+
+private extension Results where Element == Dog {
+    func filterAges(_ keep: (Int) -> Bool) -> [Dog] { filter { keep($0.age) } }
+}
