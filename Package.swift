@@ -39,13 +39,13 @@ let package = Package(
         .target(name: "ColumnarTestSupport", dependencies: ["CColumnar"], path: "Tests/ColumnarTestSupport"),
         // A child process for crash and multi-process tests (killed at random, run twice at once).
         .executableTarget(
-            name: "ColumnarTestWorker", dependencies: ["CColumnar"], path: "Tests/ColumnarTestWorker"),
+            name: "ColumnarTestWorker", dependencies: ["CColumnar", "Columnar"], path: "Tests/ColumnarTestWorker"),
         .testTarget(
             name: "CColumnarTests",
             dependencies: ["CColumnar", "ColumnarTestSupport", "ColumnarTestWorker"]
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
-        .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport"]),
+        .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport", "ColumnarTestWorker"]),
         // Microbenchmarks (ordo-one/package-benchmark): `swift package benchmark`. The comparative harness against
         // SQLite is columnar-bench.
         .executableTarget(

@@ -6,13 +6,17 @@
 //       the committed number is written to standard output. Every printed number is therefore durable (the
 //       database is opened with COLUMNAR_DURABILITY_FULL). Meant to be killed with SIGKILL.
 //
+//   ColumnarTestWorker realm-write PATH
+//       Opens a Realm at PATH through the object API and adds a Person with three Dogs (RealmWrite.swift).
+//
 //   ColumnarTestWorker increment PATH COUNT
 //       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
 //       column "value", one object).
 //
 // Schemas are created inside a write transaction only if still absent, so several processes may start at once.
 // Exit status 0 on success; on any failure the error is printed to standard error and the status is 1.
-// Deliberately independent of the test support target: it uses the C API directly.
+// Deliberately independent of the test support target: it uses the C API directly (and the object API for
+// realm-write).
 
 import CColumnar
 #if canImport(Glibc)
@@ -194,10 +198,12 @@ func increment(path: String, count: Int) throws {
     }
 }
 
-let usage = "usage: ColumnarTestWorker commit-loop PATH | increment PATH COUNT"
+let usage = "usage: ColumnarTestWorker commit-loop PATH | increment PATH COUNT | realm-write PATH"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
+    case "realm-write" where arguments.count == 2:
+        try realmWrite(path: arguments[1])
     case "commit-loop" where arguments.count == 2:
         try commitLoop(path: arguments[1])
     case "increment" where arguments.count == 3:

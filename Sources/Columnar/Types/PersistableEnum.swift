@@ -1,0 +1,33 @@
+// PersistableEnum: enums stored by raw value (`enum Kind: String, PersistableEnum { case a, b }`).
+
+import CColumnar
+
+/// An enum with a persistable raw value can be a `@Persisted` property (and an element of collections). A
+/// property declared without a value starts at the first case.
+public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue
+    where RawValue: _PersistableInsideOptional {}
+
+extension PersistableEnum {
+    public static var _storage: _StorageType { RawValue._storage }
+
+    public static func _rlmDefaultValue() -> Self {
+        guard let first = allCases.first else { fatalError("PersistableEnum \(Self.self) has no cases") }
+        return first
+    }
+
+    public static func _read(_ value: columnar_value, from realm: Realm) -> Self {
+        let raw = RawValue._read(value, from: realm)
+        guard let result = Self(rawValue: raw) else {
+            fatalError("The stored value '\(raw)' is not a raw value of \(Self.self)")
+        }
+        return result
+    }
+
+    public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
+        try rawValue._withValue(in: realm, body)
+    }
+
+    public static func _convert(fromAny value: Any) -> Self? {
+        (value as? RawValue).flatMap(Self.init(rawValue:)) ?? RawValue._convert(fromAny: value).flatMap(Self.init(rawValue:))
+    }
+}
