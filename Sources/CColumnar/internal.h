@@ -189,6 +189,18 @@ struct columnar_db {
     cc_schema *schema_cache;
 };
 
+/* A validated view of one node in the mapping. */
+typedef struct cc_node {
+    uint64_t ref;
+    uint8_t encoding;
+    uint8_t width;
+    uint8_t role;
+    uint8_t role_detail;
+    uint32_t count;
+    const uint8_t *payload;
+    uint64_t payload_bytes;
+} cc_node;
+
 /* Per-table state in a transaction (loaded lazily). */
 typedef struct cc_tstate {
     bool loaded;
@@ -251,6 +263,17 @@ struct columnar_txn {
     int64_t cache_key;
     cc_rowpos cache_pos;
     bool cache_valid;
+    /* Read transactions: the last committed cluster found, with its key range, so that lookups of nearby keys
+     * (scans in key order) skip the descent from the root. Committed nodes never change under a read. */
+    bool cluster_cache_valid;
+    uint32_t cluster_cache_table;
+    int64_t cluster_cache_first_key;
+    int64_t cluster_cache_last_key;
+    uint64_t cluster_cache_ref;
+    cc_node cluster_cache_keys;
+    /* Opened column leaves of committed clusters (direct-mapped by cluster ref and column), so repeated reads of
+     * the same cluster validate its nodes once. Holds struct cc_leaf, defined in leaf.h. */
+    struct cc_leaf_cache_entry *leaf_cache;
     /* write only */
     cc_rangevec to_free;     /* nodes of the base version this transaction replaces */
     cc_rangevec free_list;   /* the base version's free list (entries with their versions) */

@@ -18,6 +18,15 @@ typedef struct cc_leaf {
     cc_node nulls;      /* NULLS, ref 0 when no element is null */
 } cc_leaf;
 
+/* A column leaf opened for a committed cluster, remembered by the read path (see columnar_txn.leaf_cache). */
+#define CC_LEAF_CACHE_SLOTS 64u
+typedef struct cc_leaf_cache_entry {
+    uint64_t cluster_ref;   /* 0: empty slot */
+    uint32_t column;
+    uint32_t cluster_rows;
+    cc_leaf leaf;           /* leaf.values.ref == 0: the cluster stores no leaf for the column (all default) */
+} cc_leaf_cache_entry;
+
 /* Opens and validates the COLUMN node at `ref` holding values of `type` (collection cells when `collection`). */
 int cc_leaf_open(const columnar_txn *txn, uint64_t ref, uint8_t type, uint8_t collection, cc_leaf *out);
 /* Decodes element `index` (< count) into a cell of the mvec layout; *is_null set for nulls.

@@ -16,18 +16,6 @@
 
 #include <string.h>
 
-/* A validated view of one node in the mapping. */
-typedef struct cc_node {
-    uint64_t ref;
-    uint8_t encoding;
-    uint8_t width;
-    uint8_t role;
-    uint8_t role_detail;
-    uint32_t count;
-    const uint8_t *payload;
-    uint64_t payload_bytes;
-} cc_node;
-
 /* Payload bytes of a node with this encoding/width/count, or UINT64_MAX when the combination is invalid. */
 uint64_t cc_payload_bytes(uint8_t encoding, uint8_t width, uint64_t count);
 /* Total bytes a node occupies in the file (header + payload, rounded up to 8). */

@@ -23,7 +23,27 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
         return 0;
     }
     bool found;
-    if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
+    if (!txn->is_write && txn->cluster_cache_valid && txn->cluster_cache_table == table &&
+        key >= txn->cluster_cache_first_key && key <= txn->cluster_cache_last_key) {
+        /* Inside the cached cluster's key range: the key is in that cluster or nowhere. */
+        uint64_t row = cc_packed_lower_bound(&txn->cluster_cache_keys, key);
+        found = row < txn->cluster_cache_keys.count && cc_node_int_at(&txn->cluster_cache_keys, row) == key;
+        *out_pos = (cc_rowpos){ NULL, txn->cluster_cache_ref, (uint32_t)row };
+    } else {
+        if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
+        if (!txn->is_write && out_pos->cluster_ref && !out_pos->leaf) {
+            cc_node cluster, keys;
+            if (cc_node_read(txn, out_pos->cluster_ref, CF_ROLE_CLUSTER, &cluster) == 0 &&
+                cc_node_child(txn, &cluster, 0, CF_ROLE_KEYS, false, &keys) == 0 && keys.count > 0) {
+                txn->cluster_cache_valid = true;
+                txn->cluster_cache_table = table;
+                txn->cluster_cache_ref = out_pos->cluster_ref;
+                txn->cluster_cache_keys = keys;
+                txn->cluster_cache_first_key = cc_node_int_at(&keys, 0);
+                txn->cluster_cache_last_key = cc_node_int_at(&keys, keys.count - 1);
+            }
+        }
+    }
     if (!found)
         return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
                         cc_table_schema_get(txn, table)->name, (long long)key);

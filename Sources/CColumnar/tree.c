@@ -149,17 +149,38 @@ int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_
         *is_null = cc_mvec_is_null(vec, pos->row);
         return 0;
     }
+    /* Committed nodes of a read transaction's version never change, so an opened leaf can be reused. (A write
+     * transaction reads committed clusters too, but may free and rewrite them: it does not cache.) */
+    columnar_txn *mutable_txn = (columnar_txn *)txn;
+    cc_leaf_cache_entry *slot = NULL;
+    if (!txn->is_write) {
+        if (!mutable_txn->leaf_cache &&
+            !(mutable_txn->leaf_cache = calloc(CC_LEAF_CACHE_SLOTS, sizeof *mutable_txn->leaf_cache)))
+            return -ENOMEM;
+        slot = &mutable_txn->leaf_cache[((pos->cluster_ref >> 3) * 31 + column) % CC_LEAF_CACHE_SLOTS];
+        if (slot->cluster_ref == pos->cluster_ref && slot->column == column) {
+            if (!slot->leaf.values.ref) {
+                default_cell(col, cell, is_null);
+                return 0;
+            }
+            if (pos->row >= slot->leaf.count)
+                return CC_CORRUPT(pos->cluster_ref, "row %u is past the %u values of a column leaf", pos->row,
+                                  slot->leaf.count);
+            return cc_leaf_get(&slot->leaf, pos->row, cell, is_null);
+        }
+    }
     cc_node cluster;
     int rc = cc_node_read(txn, pos->cluster_ref, CF_ROLE_CLUSTER, &cluster);
     if (rc) return rc;
     uint64_t leaf_ref = column + 1 < cluster.count ? cc_node_ref_at(&cluster, column + 1) : 0;
+    cc_leaf leaf;
+    memset(&leaf, 0, sizeof leaf);
+    if (leaf_ref && (rc = cc_leaf_open(txn, leaf_ref, col->type, col->collection, &leaf))) return rc;
+    if (slot) *slot = (cc_leaf_cache_entry){ pos->cluster_ref, column, 0, leaf };
     if (!leaf_ref) {
         default_cell(col, cell, is_null);
         return 0;
     }
-    cc_leaf leaf;
-    rc = cc_leaf_open(txn, leaf_ref, col->type, col->collection, &leaf);
-    if (rc) return rc;
     if (pos->row >= leaf.count)
         return CC_CORRUPT(leaf_ref, "column leaf at %llu has %u values, fewer than its cluster's rows",
                           (unsigned long long)leaf_ref, leaf.count);

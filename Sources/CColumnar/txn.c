@@ -76,6 +76,8 @@ static void tables_reset(columnar_txn *txn) {
     txn->tables = NULL;
     txn->table_capacity = 0;
     txn->cache_valid = false;
+    txn->cluster_cache_valid = false;
+    if (txn->leaf_cache) memset(txn->leaf_cache, 0, CC_LEAF_CACHE_SLOTS * sizeof *txn->leaf_cache);
 }
 
 int cc_txn_tables_fit(columnar_txn *txn) {
@@ -119,6 +121,7 @@ static int pin_latest(columnar_txn *txn) {
 
 static void txn_free(columnar_txn *txn) {
     tables_reset(txn);
+    free(txn->leaf_cache);
     if (txn->schema) cc_schema_release(txn->schema);
     cc_rangevec_free(&txn->to_free);
     cc_rangevec_free(&txn->free_list);
