@@ -42,9 +42,18 @@ open class ObjectBase: CustomStringConvertible {
         return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
     }
 
+    /// How many more levels of linked objects a description may show (RealmSwift's RLMDescriptionMaxDepth, 5):
+    /// links can form cycles (an object's linking objects lead back to it).
+    @TaskLocal static var remainingDescriptionDepth = 5
+
     static func describe(_ value: Any) -> String {
-        if let object = value as? ObjectBase { return object.description.replacingOccurrences(of: "\n", with: "\n\t") }
-        if case Optional<Any>.none = value as Any? ?? nil { return "(null)" }
+        let value = ObjectValueAssignment.unwrapped(value)   // an Optional's value as itself, nil as nil
+        if let object = value as? ObjectBase {
+            guard remainingDescriptionDepth > 0 else { return "<Maximum depth exceeded>" }
+            return $remainingDescriptionDepth.withValue(remainingDescriptionDepth - 1) { object.description }
+                .replacingOccurrences(of: "\n", with: "\n\t")
+        }
+        if let optional = value as? OptionalProtocol, optional.isNone { return "(null)" }
         if let string = value as? String { return "\"\(string)\"" }
         return "\(value)"
     }

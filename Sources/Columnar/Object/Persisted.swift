@@ -73,7 +73,11 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
     override var unmanagedValue: Any { value ?? Value._rlmDefaultValue() }
 
     override func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any {
-        object._managedRead(Value.self, column: column)
+        // Linking objects have no column: the cell's origin property says which backlinks to read.
+        if let origin = originProperty, let reader = Value.self as? ManagedLinkingObjectsReader.Type {
+            return reader.managed(for: object, originProperty: origin)
+        }
+        return object._managedRead(Value.self, column: column)
     }
 
     override func withUnmanagedEngineValue<R>(in core: RealmCore,
@@ -173,6 +177,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
                 cell.value = value
                 return value
             }
+            if cell.originProperty != nil { return cell.readManaged(from: object, column: COLUMNAR_NO_COLUMN) as! Value }
             return object._managedRead(Value.self, column: object._column(of: cell, keyPath: storageKeyPath))
         }
         set {
