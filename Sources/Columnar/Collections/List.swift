@@ -10,53 +10,36 @@ import Foundation
 public final class List<Element: RealmCollectionValue>: CustomStringConvertible {
     /// The elements of an unmanaged list.
     private var unmanaged: [Element] = []
-    /// Where a managed list lives.
-    private let location: ObjectLocation?
-    private let column: columnar_col_id
-    private let generation: UInt64
+    /// Where a managed list lives; nil for an unmanaged list.
+    private let managed: CollectionColumn?
 
     /// An empty, unmanaged list.
     public init() {
-        location = nil
-        column = COLUMNAR_NO_COLUMN
-        generation = 0
+        managed = nil
     }
 
     init(location: ObjectLocation, column: columnar_col_id) {
-        self.location = location
-        self.column = column
-        self.generation = location.core.generation
+        managed = CollectionColumn(location: location, column: column, kind: .list)
     }
 
     private static var elementType: any _Persistable.Type {
-        guard let type = Element.self as? any _Persistable.Type else {
-            fatalError("\(Element.self) cannot be stored in a List")
-        }
-        return type
+        CollectionColumn.persistableType(of: Element.self, in: .list)
     }
 
     // MARK: Properties
 
     /// The Realm managing the list, or nil when unmanaged.
-    public var realm: Realm? { location.map { Realm(core: $0.core) } }
+    public var realm: Realm? { managed?.realm }
 
     /// Whether the list can no longer be used (its object was deleted or its Realm invalidated).
-    public var isInvalidated: Bool {
-        guard let location else { return false }
-        return generation != location.core.generation || !location.core.objectExists(location)
-    }
+    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
         (Element.self as? ObjectBase.Type).map { String(describing: $0) }
     }
 
-    public var count: Int {
-        guard let location else { return unmanaged.count }
-        var size: UInt64 = 0
-        check(columnar_coll_size(transaction(location), location.binding.table, location.key, column, &size))
-        return Int(size)
-    }
+    public var count: Int { managed?.size ?? unmanaged.count }
 
     public var isEmpty: Bool { count == 0 }
     public var first: Element? { isEmpty ? nil : self[0] }
@@ -70,11 +53,8 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     public subscript(position: Int) -> Element {
         get {
             checkIndex(position, count: count)
-            guard let location else { return unmanaged[position] }
-            var value = columnar_value()
-            check(columnar_coll_get(transaction(location), location.binding.table, location.key, column,
-                                    UInt64(position), &value))
-            return Self.elementType._read(value, from: Realm(core: location.core)) as! Element
+            guard let managed else { return unmanaged[position] }
+            return managed.element(at: position, as: Self.elementType) as! Element
         }
         set {
             replace(index: position, object: newValue)
@@ -110,13 +90,13 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         let size = count
         precondition(index >= 0 && index <= size,
                      "Index \(index) is out of bounds (must be less than or equal to \(size)).")
-        guard let location else {
+        guard let managed else {
             unmanaged.insert(object, at: index)
             return
         }
-        mutate(location) { txn in
-            try withEngineValue(object, location) { value in
-                columnar_list_insert(txn, location.binding.table, location.key, self.column, UInt64(index), &value)
+        managed.mutate { txn in
+            try managed.withEngineValue(object) { value in
+                columnar_list_insert(txn, managed.table, managed.key, managed.column, UInt64(index), &value)
             }
         }
     }
@@ -124,12 +104,12 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     /// Removes the element at a position.
     public func remove(at index: Int) {
         checkIndex(index, count: count)
-        guard let location else {
+        guard let managed else {
             unmanaged.remove(at: index)
             return
         }
-        mutate(location) { txn in
-            columnar_list_remove(txn, location.binding.table, location.key, self.column, UInt64(index))
+        managed.mutate { txn in
+            columnar_list_remove(txn, managed.table, managed.key, managed.column, UInt64(index))
         }
     }
 
@@ -141,23 +121,23 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     /// Removes every element (objects stay in the Realm).
     public func removeAll() {
-        guard let location else {
+        guard let managed else {
             unmanaged.removeAll()
             return
         }
-        mutate(location) { txn in columnar_coll_clear(txn, location.binding.table, location.key, self.column) }
+        managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
     }
 
     /// Replaces the element at a position.
     public func replace(index: Int, object: Element) {
         checkIndex(index, count: count)
-        guard let location else {
+        guard let managed else {
             unmanaged[index] = object
             return
         }
-        mutate(location) { txn in
-            try withEngineValue(object, location) { value in
-                columnar_list_set(txn, location.binding.table, location.key, self.column, UInt64(index), &value)
+        managed.mutate { txn in
+            try managed.withEngineValue(object) { value in
+                columnar_list_set(txn, managed.table, managed.key, managed.column, UInt64(index), &value)
             }
         }
     }
@@ -167,13 +147,13 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         let size = count
         checkIndex(from, count: size)
         checkIndex(to, count: size)
-        guard let location else {
+        guard let managed else {
             let element = unmanaged.remove(at: from)
             unmanaged.insert(element, at: to)
             return
         }
-        mutate(location) { txn in
-            columnar_list_move(txn, location.binding.table, location.key, self.column, UInt64(from), UInt64(to))
+        managed.mutate { txn in
+            columnar_list_move(txn, managed.table, managed.key, managed.column, UInt64(from), UInt64(to))
         }
     }
 
@@ -193,36 +173,10 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         return "List<\(Element.self)> <\(count) elements> (\n" + items.joined(separator: ",\n") + "\n)"
     }
 
-    // MARK: Engine access
-
-    private func transaction(_ location: ObjectLocation) -> OpaquePointer {
-        precondition(generation == location.core.generation, "List is no longer valid: its Realm was invalidated.")
-        return location.core.currentTransaction
-    }
+    // MARK: Checks
 
     private func checkIndex(_ index: Int, count: Int) {
         precondition(index >= 0 && index < count, "Index \(index) is out of bounds (must be less than \(count)).")
-    }
-
-    private func check(_ rc: Int32) {
-        if rc == COLUMNAR_ENOTFOUND { fatalError("List is no longer valid: its object has been deleted or invalidated.") }
-        Engine.mustSucceed(rc, "accessing a list")
-    }
-
-    private func withEngineValue(_ element: Element, _ location: ObjectLocation,
-                                 _ body: (inout columnar_value) -> Int32) throws -> Int32 {
-        guard let persistable = element as? any _Persistable else { fatalError("\(Element.self) cannot be stored") }
-        return try persistable._withValue(in: Realm(core: location.core)) { body(&$0) }
-    }
-
-    private func mutate(_ location: ObjectLocation, _ body: (OpaquePointer) throws -> Int32) {
-        location.core.requireWriteTransaction()
-        do {
-            check(try body(transaction(location)))
-        } catch {
-            fatalError("Columnar: cannot change the list: \(error)")
-        }
-        location.core.noteLocalChange()
     }
 }
 
@@ -235,27 +189,17 @@ extension List: RandomAccessCollection {
 
 extension List: _Persistable, ManagedCollectionProperty {
     public static var _storage: _StorageType {
-        var storage = elementType._storage
-        storage.collection = COLUMNAR_COLLECTION_LIST
-        if storage.type == COLUMNAR_TYPE_LINK { storage.nullable = false }
-        return storage
+        CollectionColumn.storage(elementType: elementType, collection: COLUMNAR_COLLECTION_LIST)
     }
     public static func _rlmDefaultValue() -> List<Element> { List() }
 
     /// An array (of elements, or of values that convert to them, like dictionaries for objects) makes a list.
     public static func _convert(fromAny value: Any) -> List<Element>? {
-        guard let array = value as? [Any] else { return nil }
-        let list = List()
-        for item in array {
-            let item = ObjectValueAssignment.unwrapped(item)
-            if let element = item as? Element {
-                list.append(element)
-            } else if let element = elementType._convert(fromAny: item) as? Element {
-                list.append(element)
-            } else {
-                return nil
-            }
+        guard let elements: [Element] = CollectionColumn.elements(fromAny: value, elementType: elementType) else {
+            return nil
         }
+        let list = List()
+        list.unmanaged = elements
         return list
     }
     public static func _read(_ value: columnar_value, from realm: Realm) -> List<Element> {

@@ -40,41 +40,29 @@ public struct RLMMapIterator<Element>: IteratorProtocol {
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringConvertible {
     /// The entries of an unmanaged map.
     private var unmanaged: [String: Value] = [:]
-    /// Where a managed map lives.
-    private let location: ObjectLocation?
-    private let column: columnar_col_id
-    private let generation: UInt64
+    /// Where a managed map lives; nil for an unmanaged map.
+    private let managed: CollectionColumn?
 
     /// An empty, unmanaged map.
     public init() {
-        location = nil
-        column = COLUMNAR_NO_COLUMN
-        generation = 0
+        managed = nil
     }
 
     init(location: ObjectLocation, column: columnar_col_id) {
-        self.location = location
-        self.column = column
-        self.generation = location.core.generation
+        managed = CollectionColumn(location: location, column: column, kind: .map)
     }
 
     private static var valueType: any _Persistable.Type {
-        guard let type = Value.self as? any _Persistable.Type else {
-            fatalError("\(Value.self) cannot be stored in a Map")
-        }
-        return type
+        CollectionColumn.persistableType(of: Value.self, in: .map)
     }
 
     // MARK: Properties
 
     /// The Realm managing the map, or nil when unmanaged.
-    public var realm: Realm? { location.map { Realm(core: $0.core) } }
+    public var realm: Realm? { managed?.realm }
 
     /// Whether the map can no longer be used (its object was deleted or its Realm invalidated).
-    public var isInvalidated: Bool {
-        guard let location else { return false }
-        return generation != location.core.generation || !location.core.objectExists(location)
-    }
+    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
 
     /// The class name of the values when they are objects, else nil.
     public var objectClassName: String? {
@@ -82,25 +70,20 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     }
 
     /// The number of key-value pairs (`columnar_coll_size`).
-    public var count: Int {
-        guard let location else { return unmanaged.count }
-        var size: UInt64 = 0
-        check(columnar_coll_size(transaction(location), location.binding.table, location.key, column, &size))
-        return Int(size)
-    }
+    public var count: Int { managed?.size ?? unmanaged.count }
 
     public var isEmpty: Bool { count == 0 }
 
     /// Every key, in ascending bytewise (UTF-8) order (`columnar_dict_key_at`).
     public var keys: [Key] {
-        guard let location else { return Self.sortedKeys(unmanaged.keys).map(Self.key(from:)) }
-        return (0..<count).map { Self.key(from: keyString(at: $0, location)) }
+        guard let managed else { return Self.sortedKeys(unmanaged.keys).map(Self.key(from:)) }
+        return (0..<count).map { Self.key(from: keyString(at: $0, managed)) }
     }
 
     /// Every value, in the order of `keys` (`columnar_coll_get`).
     public var values: [Value] {
-        guard let location else { return Self.sortedKeys(unmanaged.keys).map { unmanaged[$0]! } }
-        return (0..<count).map { value(at: $0, location) }
+        guard let managed else { return Self.sortedKeys(unmanaged.keys).map { unmanaged[$0]! } }
+        return (0..<count).map { value(at: $0, managed) }
     }
 
     // MARK: Reading
@@ -166,15 +149,14 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     public func updateValue(_ value: Value, forKey key: Key) {
         let key = Self.string(from: key)
         Self.checkInsertable(key)
-        guard let location else {
+        guard let managed else {
             unmanaged[key] = value
             return
         }
-        mutate(location) { txn in
-            try withEngineValue(value, location) { engineValue in
+        managed.mutate { txn in
+            try managed.withEngineValue(value) { engineValue in
                 Self.withKeyBytes(key) { bytes, size in
-                    columnar_dict_set(txn, location.binding.table, location.key, self.column, bytes, size,
-                                      &engineValue)
+                    columnar_dict_set(txn, managed.table, managed.key, managed.column, bytes, size, &engineValue)
                 }
             }
         }
@@ -184,7 +166,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// value to keep.
     public func merge<S>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
         where S: Sequence, S.Element == (key: Key, value: Value) {
-        if let location { location.core.requireWriteTransaction() }
+        managed?.core.requireWriteTransaction()
         for (key, value) in sequence {
             if let current = self[key] {
                 updateValue(try combine(current, value), forKey: key)
@@ -204,26 +186,26 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// Removes a key and its value; does nothing when the map has no such key (`columnar_dict_remove`).
     public func removeObject(for key: Key) {
         let key = Self.string(from: key)
-        guard let location else {
+        guard let managed else {
             unmanaged[key] = nil
             return
         }
-        location.core.requireWriteTransaction()
+        managed.core.requireWriteTransaction()
         guard key.utf8.count <= Self.maximumKeyBytes else { return }   // too long to be stored: not present
-        mutate(location) { txn in
+        managed.mutate { txn in
             Self.withKeyBytes(key) { bytes, size in
-                columnar_dict_remove(txn, location.binding.table, location.key, self.column, bytes, size, nil)
+                columnar_dict_remove(txn, managed.table, managed.key, managed.column, bytes, size, nil)
             }
         }
     }
 
     /// Removes every key and value (objects stay in the Realm) (`columnar_coll_clear`).
     public func removeAll() {
-        guard let location else {
+        guard let managed else {
             unmanaged.removeAll()
             return
         }
-        mutate(location) { txn in columnar_coll_clear(txn, location.binding.table, location.key, self.column) }
+        managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
     }
 
     /// Sets the value for a key from an untyped value: nil removes the key, `NSNull` stores nil in a map with
@@ -251,11 +233,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// The entries in key order, as they are now.
     private func entries() -> [SingleMapEntry<Key, Value>] {
-        guard let location else {
+        guard let managed else {
             return Self.sortedKeys(unmanaged.keys).map { SingleMapEntry(key: Self.key(from: $0), value: unmanaged[$0]!) }
         }
         return (0..<count).map {
-            SingleMapEntry(key: Self.key(from: keyString(at: $0, location)), value: value(at: $0, location))
+            SingleMapEntry(key: Self.key(from: keyString(at: $0, managed)), value: value(at: $0, managed))
         }
     }
 
@@ -350,57 +332,28 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     // MARK: Engine access
 
     private func lookUp(_ key: String) -> Value? {
-        guard let location else { return unmanaged[key] }
+        guard let managed else { return unmanaged[key] }
         guard key.utf8.count <= Self.maximumKeyBytes else { return nil }   // too long to have been stored
         var value = columnar_value()
         var found = false
-        let txn = transaction(location)
-        check(Self.withKeyBytes(key) { bytes, size in
-            columnar_dict_get(txn, location.binding.table, location.key, column, bytes, size, &value, &found)
+        let txn = managed.transaction()
+        managed.check(Self.withKeyBytes(key) { bytes, size in
+            columnar_dict_get(txn, managed.table, managed.key, managed.column, bytes, size, &value, &found)
         })
-        return found ? Self.valueType._read(value, from: Realm(core: location.core)) as? Value : nil
+        return found ? Self.valueType._read(value, from: managed.realm) as? Value : nil
     }
 
-    private func keyString(at index: Int, _ location: ObjectLocation) -> String {
+    private func keyString(at index: Int, _ managed: CollectionColumn) -> String {
         var bytes: UnsafeRawPointer?
         var size = 0
-        check(columnar_dict_key_at(transaction(location), location.binding.table, location.key, column,
-                                   UInt64(index), &bytes, &size))
+        managed.check(columnar_dict_key_at(managed.transaction(), managed.table, managed.key, managed.column,
+                                           UInt64(index), &bytes, &size))
         guard let bytes, size > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: bytes, count: size), as: UTF8.self)
     }
 
-    private func value(at index: Int, _ location: ObjectLocation) -> Value {
-        var value = columnar_value()
-        check(columnar_coll_get(transaction(location), location.binding.table, location.key, column, UInt64(index),
-                                &value))
-        return Self.valueType._read(value, from: Realm(core: location.core)) as! Value
-    }
-
-    private func transaction(_ location: ObjectLocation) -> OpaquePointer {
-        precondition(generation == location.core.generation, "Map is no longer valid: its Realm was invalidated.")
-        return location.core.currentTransaction
-    }
-
-    private func check(_ rc: Int32) {
-        if rc == COLUMNAR_ENOTFOUND { fatalError("Map is no longer valid: its object has been deleted or invalidated.") }
-        Engine.mustSucceed(rc, "accessing a map")
-    }
-
-    private func withEngineValue(_ value: Value, _ location: ObjectLocation,
-                                 _ body: (inout columnar_value) -> Int32) throws -> Int32 {
-        guard let persistable = value as? any _Persistable else { fatalError("\(Value.self) cannot be stored") }
-        return try persistable._withValue(in: Realm(core: location.core)) { body(&$0) }
-    }
-
-    private func mutate(_ location: ObjectLocation, _ body: (OpaquePointer) throws -> Int32) {
-        location.core.requireWriteTransaction()
-        do {
-            check(try body(transaction(location)))
-        } catch {
-            fatalError("Columnar: cannot change the map: \(error)")
-        }
-        location.core.noteLocalChange()
+    private func value(at index: Int, _ managed: CollectionColumn) -> Value {
+        managed.element(at: index, as: Self.valueType) as! Value
     }
 }
 

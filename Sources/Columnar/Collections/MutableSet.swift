@@ -11,41 +11,29 @@ import Foundation
 public final class MutableSet<Element: RealmCollectionValue>: CustomStringConvertible {
     /// The elements of an unmanaged set, unique, in insertion order.
     private var unmanaged: [Element] = []
-    /// Where a managed set lives.
-    private let location: ObjectLocation?
-    private let column: columnar_col_id
-    private let generation: UInt64
+    /// Where a managed set lives; nil for an unmanaged set.
+    private let managed: CollectionColumn?
 
     /// An empty, unmanaged set.
     public init() {
-        location = nil
-        column = COLUMNAR_NO_COLUMN
-        generation = 0
+        managed = nil
     }
 
     init(location: ObjectLocation, column: columnar_col_id) {
-        self.location = location
-        self.column = column
-        self.generation = location.core.generation
+        managed = CollectionColumn(location: location, column: column, kind: .set)
     }
 
     private static var elementType: any _Persistable.Type {
-        guard let type = Element.self as? any _Persistable.Type else {
-            fatalError("\(Element.self) cannot be stored in a MutableSet")
-        }
-        return type
+        CollectionColumn.persistableType(of: Element.self, in: .set)
     }
 
     // MARK: Properties
 
     /// The Realm managing the set, or nil when unmanaged.
-    public var realm: Realm? { location.map { Realm(core: $0.core) } }
+    public var realm: Realm? { managed?.realm }
 
     /// Whether the set can no longer be used (its object was deleted or its Realm invalidated).
-    public var isInvalidated: Bool {
-        guard let location else { return false }
-        return generation != location.core.generation || !location.core.objectExists(location)
-    }
+    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
@@ -53,12 +41,7 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     }
 
     /// The number of elements (`columnar_coll_size`).
-    public var count: Int {
-        guard let location else { return unmanaged.count }
-        var size: UInt64 = 0
-        check(columnar_coll_size(transaction(location), location.binding.table, location.key, column, &size))
-        return Int(size)
-    }
+    public var count: Int { managed?.size ?? unmanaged.count }
 
     public var isEmpty: Bool { count == 0 }
     public var first: Element? { isEmpty ? nil : self[0] }
@@ -75,11 +58,8 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
         let size = count
         precondition(position >= 0 && position < size,
                      "Index \(position) is out of bounds (must be less than \(size)).")
-        guard let location else { return unmanaged[position] }
-        var value = columnar_value()
-        check(columnar_coll_get(transaction(location), location.binding.table, location.key, column,
-                                UInt64(position), &value))
-        return Self.elementType._read(value, from: Realm(core: location.core)) as! Element
+        guard let managed else { return unmanaged[position] }
+        return managed.element(at: position, as: Self.elementType) as! Element
     }
 
     /// The elements at the given positions, or nil when any position is out of range.
@@ -92,14 +72,13 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     /// Whether the set holds `object` (`columnar_coll_contains`). An object that is not managed by the set's Realm
     /// is never an element of a managed set.
     public func contains(_ object: Element) -> Bool {
-        guard let location else { return unmanaged.contains(object) }
-        guard isStorable(object, in: location) else { return false }
+        guard let managed else { return unmanaged.contains(object) }
+        guard isStorable(object, in: managed) else { return false }
         var found = false
-        let rc = withEngineValue(object, location) { value in
-            columnar_coll_contains(self.transaction(location), location.binding.table, location.key, self.column,
-                                   &value, &found)
+        let rc = withLookupValue(object, managed) { value in
+            columnar_coll_contains(managed.transaction(), managed.table, managed.key, managed.column, &value, &found)
         }
-        check(rc)
+        managed.check(rc)
         return found
     }
 
@@ -119,13 +98,13 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     /// Inserts an element unless the set holds it already (`columnar_set_insert`). An unmanaged object inserted
     /// into a managed set is added to the set's Realm.
     public func insert(_ object: Element) {
-        guard let location else {
+        guard let managed else {
             if !unmanaged.contains(object) { unmanaged.append(object) }
             return
         }
-        mutate(location) { txn in
-            try withThrowingEngineValue(object, location) { value in
-                columnar_set_insert(txn, location.binding.table, location.key, self.column, &value, nil)
+        managed.mutate { txn in
+            try managed.withEngineValue(object) { value in
+                columnar_set_insert(txn, managed.table, managed.key, managed.column, &value, nil)
             }
         }
     }
@@ -137,37 +116,37 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
 
     /// Removes an element if the set holds it (`columnar_set_remove`).
     public func remove(_ object: Element) {
-        guard let location else {
+        guard let managed else {
             unmanaged.removeAll { $0 == object }
             return
         }
-        location.core.requireWriteTransaction()
-        guard isStorable(object, in: location) else { return }
-        mutate(location) { txn in
-            try withThrowingEngineValue(object, location) { value in
-                columnar_set_remove(txn, location.binding.table, location.key, self.column, &value, nil)
+        managed.core.requireWriteTransaction()
+        guard isStorable(object, in: managed) else { return }
+        managed.mutate { txn in
+            try managed.withEngineValue(object) { value in
+                columnar_set_remove(txn, managed.table, managed.key, managed.column, &value, nil)
             }
         }
     }
 
     /// Removes every element (objects stay in the Realm) (`columnar_coll_clear`).
     public func removeAll() {
-        guard let location else {
+        guard let managed else {
             unmanaged.removeAll()
             return
         }
-        mutate(location) { txn in columnar_coll_clear(txn, location.binding.table, location.key, self.column) }
+        managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
     }
 
     /// Inserts every element of `other`.
     public func formUnion(_ other: MutableSet<Element>) {
-        if let location { location.core.requireWriteTransaction() }
+        managed?.core.requireWriteTransaction()
         insert(objectsIn: Array(other))
     }
 
     /// Keeps only the elements that are also in `other`.
     public func formIntersection(_ other: MutableSet<Element>) {
-        if let location { location.core.requireWriteTransaction() }
+        managed?.core.requireWriteTransaction()
         // Decide first: `other` may be this very set, or a live view of the same column.
         let leaving = filter { !other.contains($0) }
         for element in leaving { remove(element) }
@@ -175,7 +154,7 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
 
     /// Removes every element that is in `other`.
     public func subtract(_ other: MutableSet<Element>) {
-        if let location { location.core.requireWriteTransaction() }
+        managed?.core.requireWriteTransaction()
         for element in Array(other) { remove(element) }
     }
 
@@ -186,51 +165,22 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
 
     // MARK: Engine access
 
-    private func transaction(_ location: ObjectLocation) -> OpaquePointer {
-        precondition(generation == location.core.generation,
-                     "MutableSet is no longer valid: its Realm was invalidated.")
-        return location.core.currentTransaction
-    }
-
-    private func check(_ rc: Int32) {
-        if rc == COLUMNAR_ENOTFOUND {
-            fatalError("MutableSet is no longer valid: its object has been deleted or invalidated.")
-        }
-        Engine.mustSucceed(rc, "accessing a set")
-    }
-
     /// Whether `object` can be an element of the managed set: objects must be managed by the set's Realm (an
     /// unmanaged one would be added by converting it, which a lookup must not do).
-    private func isStorable(_ object: Element, in location: ObjectLocation) -> Bool {
+    private func isStorable(_ object: Element, in managed: CollectionColumn) -> Bool {
         guard let object = object as? ObjectBase else { return true }
         guard let objectLocation = object._location else { return false }
-        return objectLocation.core.file === location.core.file && objectLocation.core.objectExists(objectLocation)
+        return objectLocation.core.file === managed.core.file && objectLocation.core.objectExists(objectLocation)
     }
 
     /// For lookups: the element is a plain value or an object of this Realm, so conversion cannot fail.
-    private func withEngineValue(_ element: Element, _ location: ObjectLocation,
+    private func withLookupValue(_ element: Element, _ managed: CollectionColumn,
                                  _ body: (inout columnar_value) -> Int32) -> Int32 {
         do {
-            return try withThrowingEngineValue(element, location, body)
+            return try managed.withEngineValue(element, body)
         } catch {
             fatalError("Columnar: cannot look up \(element) in a set: \(error)")
         }
-    }
-
-    private func withThrowingEngineValue(_ element: Element, _ location: ObjectLocation,
-                                         _ body: (inout columnar_value) -> Int32) throws -> Int32 {
-        guard let persistable = element as? any _Persistable else { fatalError("\(Element.self) cannot be stored") }
-        return try persistable._withValue(in: Realm(core: location.core)) { body(&$0) }
-    }
-
-    private func mutate(_ location: ObjectLocation, _ body: (OpaquePointer) throws -> Int32) {
-        location.core.requireWriteTransaction()
-        do {
-            check(try body(transaction(location)))
-        } catch {
-            fatalError("Columnar: cannot change the set: \(error)")
-        }
-        location.core.noteLocalChange()
     }
 }
 
@@ -243,27 +193,17 @@ extension MutableSet: RandomAccessCollection {
 
 extension MutableSet: _Persistable, ManagedCollectionProperty {
     public static var _storage: _StorageType {
-        var storage = elementType._storage
-        storage.collection = COLUMNAR_COLLECTION_SET
-        if storage.type == COLUMNAR_TYPE_LINK { storage.nullable = false }
-        return storage
+        CollectionColumn.storage(elementType: elementType, collection: COLUMNAR_COLLECTION_SET)
     }
     public static func _rlmDefaultValue() -> MutableSet<Element> { MutableSet() }
 
     /// An array (of elements, or of values that convert to them, like dictionaries for objects) makes a set.
     public static func _convert(fromAny value: Any) -> MutableSet<Element>? {
-        guard let array = value as? [Any] else { return nil }
-        let set = MutableSet()
-        for item in array {
-            let item = ObjectValueAssignment.unwrapped(item)
-            if let element = item as? Element {
-                set.insert(element)
-            } else if let element = elementType._convert(fromAny: item) as? Element {
-                set.insert(element)
-            } else {
-                return nil
-            }
+        guard let elements: [Element] = CollectionColumn.elements(fromAny: value, elementType: elementType) else {
+            return nil
         }
+        let set = MutableSet()
+        set.insert(objectsIn: elements)
         return set
     }
     public static func _read(_ value: columnar_value, from realm: Realm) -> MutableSet<Element> {
