@@ -94,6 +94,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged.insert(object, at: index)
             return
         }
+        managed.core.requireUnowned(object)
         managed.mutate { txn in
             try managed.withEngineValue(object) { value in
                 columnar_list_insert(txn, managed.table, managed.key, managed.column, UInt64(index), &value)
@@ -108,10 +109,15 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged.remove(at: index)
             return
         }
+        let removed = Self.holdsEmbedded ? [self[index]] : []
         managed.mutate { txn in
             columnar_list_remove(txn, managed.table, managed.key, managed.column, UInt64(index))
         }
+        managed.core.deleteOrphans(removed)
     }
+
+    /// Whether the elements are embedded objects, which the list owns: removing one deletes it.
+    private static var holdsEmbedded: Bool { Element.self is EmbeddedObject.Type }
 
     /// Removes the last element; does nothing when the list is empty.
     public func removeLast() {
@@ -125,7 +131,9 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged.removeAll()
             return
         }
+        let removed = Self.holdsEmbedded ? Array(self) : []
         managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
+        managed.core.deleteOrphans(removed)
     }
 
     /// Replaces the element at a position.
@@ -135,11 +143,14 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged[index] = object
             return
         }
+        managed.core.requireUnowned(object)
+        let removed = Self.holdsEmbedded ? [self[index]] : []
         managed.mutate { txn in
             try managed.withEngineValue(object) { value in
                 columnar_list_set(txn, managed.table, managed.key, managed.column, UInt64(index), &value)
             }
         }
+        managed.core.deleteOrphans(removed)
     }
 
     /// Moves the element at `from` so that it ends up at `to`.
@@ -163,9 +174,11 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         checkIndex(index1, count: size)
         checkIndex(index2, count: size)
         guard index1 != index2 else { return }
-        let first = self[index1], second = self[index2]
-        replace(index: index1, object: second)
-        replace(index: index2, object: first)
+        // Two moves rather than two replacements: a list of embedded objects owns its elements, and replacing
+        // one would delete it.
+        let low = Swift.min(index1, index2), high = Swift.max(index1, index2)
+        move(from: high, to: low)
+        move(from: low + 1, to: high)
     }
 
     public var description: String {
@@ -214,7 +227,14 @@ extension List: _Persistable, ManagedCollectionProperty {
     }
 
     func assign(to core: RealmCore, location: ObjectLocation, column: columnar_col_id) throws {
-        let elements = Array(self)   // read first: the source may be this very column
+        // Read first: the source may be this very column. Managed embedded objects are copied, since clearing
+        // the column deletes the ones it owned.
+        let elements = Array(self).map { element -> Element in
+            guard let embedded = element as? EmbeddedObject, embedded._location != nil else { return element }
+            let copy = type(of: embedded).init()
+            ObjectValueAssignment.assign(embedded, to: copy)
+            return copy as! Element
+        }
         let target = List(location: location, column: column)
         target.removeAll()
         for element in elements { target.append(element) }

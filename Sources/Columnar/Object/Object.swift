@@ -58,6 +58,26 @@ open class ObjectBase: CustomStringConvertible {
         return "\(value)"
     }
 
+    // MARK: Access by property name (Object's and EmbeddedObject's subscript(key:))
+
+    func _propertyIndex(_ key: String) -> Int {
+        let info = SchemaDiscovery.info(for: type(of: self))
+        guard let index = info.schema.properties.firstIndex(where: { $0.name == key }) else {
+            fatalError("Invalid property name '\(key)' for class '\(info.schema.className)'.")
+        }
+        return index
+    }
+
+    func _value(forProperty key: String) -> Any? {
+        let index = _propertyIndex(key)
+        if let location = _location { return location.core.readAny(self, propertyIndex: index) }
+        return SchemaDiscovery.cells(of: self)[index].unmanagedValue
+    }
+
+    func _setValue(_ value: Any?, forProperty key: String) {
+        ObjectValueAssignment.set(value, propertyIndex: _propertyIndex(key), of: self)
+    }
+
     // MARK: Managed access (the Persisted wrapper's subscript lands here)
 
     /// The column of the property whose wrapper holds `cell`, found once per class by key path.
@@ -127,21 +147,8 @@ open class Object: ObjectBase, @unchecked Sendable {
 
     /// Reads or writes a property by name. Writing a managed object needs a write transaction.
     open subscript(key: String) -> Any? {
-        get {
-            let info = SchemaDiscovery.info(for: type(of: self))
-            guard let index = info.schema.properties.firstIndex(where: { $0.name == key }) else {
-                fatalError("Invalid property name '\(key)' for class '\(info.schema.className)'.")
-            }
-            if let location = _location { return location.core.readAny(self, propertyIndex: index) }
-            return SchemaDiscovery.cells(of: self)[index].unmanagedValue
-        }
-        set {
-            let info = SchemaDiscovery.info(for: type(of: self))
-            guard let index = info.schema.properties.firstIndex(where: { $0.name == key }) else {
-                fatalError("Invalid property name '\(key)' for class '\(info.schema.className)'.")
-            }
-            ObjectValueAssignment.set(newValue, propertyIndex: index, of: self)
-        }
+        get { _value(forProperty: key) }
+        set { _setValue(newValue, forProperty: key) }
     }
 
     /// Whether both are the same managed object (same Realm file, same row); false for unmanaged objects unless

@@ -4,7 +4,7 @@
 import CColumnar
 
 enum ObjectValueAssignment {
-    static func assign(_ value: Any, to object: Object) {
+    static func assign(_ value: Any, to object: ObjectBase) {
         let schema = SchemaDiscovery.info(for: type(of: object)).schema
         let cells = SchemaDiscovery.cells(of: object)
         if let dictionary = value as? [String: Any] {
@@ -25,7 +25,7 @@ enum ObjectValueAssignment {
                 set(array[position], cell: cells[index], property: property, schema: schema)
                 position += 1
             }
-        } else if let other = value as? Object {
+        } else if let other = value as? ObjectBase {
             precondition(type(of: other) == type(of: object),
                          "Cannot initialize '\(schema.className)' from an object of class '\(type(of: other))'.")
             for (index, property) in schema.properties.enumerated() where property.type != .linkingObjects {
@@ -55,7 +55,7 @@ enum ObjectValueAssignment {
     }
 
     /// `object[key] = value`.
-    static func set(_ value: Any?, propertyIndex: Int, of object: Object) {
+    static func set(_ value: Any?, propertyIndex: Int, of object: ObjectBase) {
         let schema = SchemaDiscovery.info(for: type(of: object)).schema
         let property = schema.properties[propertyIndex]
         let cells = SchemaDiscovery.cells(of: object)

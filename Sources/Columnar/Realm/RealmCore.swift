@@ -328,10 +328,27 @@ final class RealmCore {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
         let txn = currentTransaction
+        // Replacing the object of an embedded link deletes the object it held.
+        var replacedEmbedded: [Any] = []
+        if let index = location.binding.columns.firstIndex(of: column),
+           let target = location.binding.schema.properties[index].storage.objectType as? EmbeddedObject.Type {
+            var current = columnar_value()
+            try Engine.check(columnar_obj_get(txn, location.binding.table, location.key, column, &current))
+            let replacement = value as? EmbeddedObject
+            if let replacement, let replacementLocation = replacement._location {
+                guard !current.is_null, replacementLocation.key == current.as.link else {
+                    requireUnowned(replacement)
+                    return
+                }
+                return   // assigning the object it already holds
+            }
+            if !current.is_null { replacedEmbedded.append(materialize(target, key: current.as.link)) }
+        }
         try value._withValue(in: Realm(core: self)) { engineValue in
             try Engine.check(columnar_obj_set(txn, location.binding.table, location.key, column, &engineValue))
         }
         noteLocalChange()
+        deleteOrphans(replacedEmbedded)
     }
 
     private func primaryKeyDiffers<Value: _Persistable>(_ value: Value, _ location: ObjectLocation,
@@ -424,10 +441,58 @@ final class RealmCore {
         }
         precondition(location.core.file === file, "Can only delete an object from the Realm it belongs to.")
         requireValid(location)
+        let children = embeddedChildren(location)
         let rc = columnar_obj_delete(currentTransaction, location.binding.table, location.key)
         if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
         Engine.mustSucceed(rc, "deleting a \(location.binding.schema.className)")
         noteStructuralChange()
+        // Embedded objects are deleted with their parent.
+        deleteOrphans(children)
+    }
+
+    // MARK: Embedded objects
+
+    /// The embedded objects a row owns through its links and lists.
+    func embeddedChildren(_ location: ObjectLocation) -> [ObjectBase] {
+        var children: [ObjectBase] = []
+        let txn = currentTransaction
+        let binding = location.binding
+        for (index, property) in binding.schema.properties.enumerated() where property.type != .linkingObjects {
+            guard let target = property.storage.objectType as? EmbeddedObject.Type else { continue }
+            let column = binding.columns[index]
+            var value = columnar_value()
+            if property.storage.collection == COLUMNAR_COLLECTION_NONE {
+                Engine.mustSucceed(columnar_obj_get(txn, binding.table, location.key, column, &value),
+                                   "reading an embedded link")
+                if !value.is_null { children.append(materialize(target, key: value.as.link)) }
+                continue
+            }
+            var size: UInt64 = 0
+            Engine.mustSucceed(columnar_coll_size(txn, binding.table, location.key, column, &size),
+                               "reading a list of embedded objects")
+            for position in 0..<size {
+                Engine.mustSucceed(columnar_coll_get(txn, binding.table, location.key, column, position, &value),
+                                   "reading a list of embedded objects")
+                if !value.is_null { children.append(materialize(target, key: value.as.link)) }
+            }
+        }
+        return children
+    }
+
+    /// Deletes embedded objects their parent no longer holds (each takes its own embedded objects along).
+    func deleteOrphans(_ objects: [Any]) {
+        for case let object as EmbeddedObject in objects {
+            guard let location = object._location, objectExists(location) else { continue }
+            delete(object)
+        }
+    }
+
+    /// Stops when a managed embedded object would get a second parent.
+    func requireUnowned(_ value: Any) {
+        if let embedded = value as? EmbeddedObject, embedded._location != nil {
+            fatalError("Cannot set a link to an existing managed embedded object: an embedded object belongs to "
+                       + "exactly one parent (assign a new unmanaged object instead)")
+        }
     }
 
     /// Deletes every object of every table in the file.

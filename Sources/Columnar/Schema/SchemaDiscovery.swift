@@ -122,6 +122,15 @@ enum SchemaDiscovery {
         let primaryKeys = properties.filter(\.isPrimary)
         precondition(primaryKeys.count <= 1, "Class '\(className)' declares more than one primary key: "
                          + primaryKeys.map(\.name).joined(separator: ", "))
-        return ObjectSchema(className: className, properties: properties, objectClass: type, isEmbedded: false)
+        let isEmbedded = type is EmbeddedObject.Type
+        precondition(!isEmbedded || primaryKeys.isEmpty, "Embedded object type '\(className)' cannot have a primary key")
+        for property in properties {
+            guard let target = property.storage.objectType, target is EmbeddedObject.Type else { continue }
+            precondition(property.storage.collection == COLUMNAR_COLLECTION_NONE
+                             || property.storage.collection == COLUMNAR_COLLECTION_LIST,
+                         "Property '\(className).\(property.name)': embedded objects can be held by a link or a List "
+                             + "(sets and maps of embedded objects are not supported)")
+        }
+        return ObjectSchema(className: className, properties: properties, objectClass: type, isEmbedded: isEmbedded)
     }
 }
