@@ -1,4 +1,6 @@
 // columnar-bench: runs the same workloads on Columnar and on SQLite in one process and prints one table.
+// Two suites: storage (each engine's C API; Workload.swift) and objects (Columnar's Swift object API against
+// SQLite's C API; ObjectWorkload.swift), selected with --suite.
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -8,28 +10,41 @@ import CColumnar
 import CSQLite
 import Foundation
 
+extension BenchSuite: ExpressibleByArgument {}
+
 @main
 struct ColumnarBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "columnar-bench",
         abstract: "Runs the same workloads on Columnar and SQLite and prints one comparison table.",
         discussion: """
-            Workloads: (a) bulk insert of --objects objects (five columns) in one durable write transaction, \
-            then every value read back and checked; (c) point reads of one int column of every object; \
-            (b) --commits single-object durable commits on a 10,000-object table. Both engines commit durably \
+            Storage suite (each engine's C API): (a) bulk insert of --objects objects (five columns) in one \
+            durable write transaction, then every value read back and checked; (c) point reads of one int column \
+            of every object; (b) --commits single-object durable commits on a 10,000-object table. \
+            Object suite (Columnar through its Swift object API: Realm, Object, @Persisted; SQLite through its C \
+            API): --objects objects of five properties added in one durable write transaction; one Int property \
+            of every object read; --lookups objects found by primary key. Both engines commit durably \
             (Columnar: durability FULL; SQLite: WAL with synchronous=FULL).
             """)
 
     static let defaultObjectCount = 1_000_000
     static let defaultCommitCount = 2_000
+    static let defaultLookupCount = 100_000
     static let quickObjectCount = 50_000
     static let quickCommitCount = 300
+    static let quickLookupCount = 10_000
 
-    @Option(help: "Objects in the bulk-insert table (default 1,000,000; 50,000 with --quick).")
+    @Option(help: "Workloads to run: storage (C API), objects (Swift object API) or all.")
+    var suite: BenchSuite = .all
+
+    @Option(help: "Objects in the bulk-insert and object tables (default 1,000,000; 50,000 with --quick).")
     var objects: Int?
 
     @Option(help: "Single-object durable commits (default 2,000; 300 with --quick).")
     var commits: Int?
+
+    @Option(help: "Primary-key lookups of the object suite (default 100,000; 10,000 with --quick).")
+    var lookups: Int?
 
     @Flag(help: "Small sizes, for a run of well under a minute.")
     var quick = false
@@ -46,12 +61,16 @@ struct ColumnarBench: ParsableCommand {
     @Option(help: "Seed of the generated data.")
     var seed: UInt64 = 20_240_601
 
-    @Option(help: "Objects per cluster Columnar writes (default: the engine's default, 256).")
+    @Option(help: """
+        Objects per cluster Columnar writes in the storage suite (default: the engine's default, 256); \
+        the object suite's Realm always uses the default.
+        """)
     var clusterSize: UInt32?
 
     mutating func validate() throws {
         if let objects, objects < 1 { throw ValidationError("--objects must be at least 1") }
         if let commits, commits < 1 { throw ValidationError("--commits must be at least 1") }
+        if let lookups, lookups < 1 { throw ValidationError("--lookups must be at least 1") }
         if let clusterSize, clusterSize < 1 || clusterSize > 65_536 {
             throw ValidationError("--cluster-size must be 1 to 65,536")
         }
@@ -59,28 +78,39 @@ struct ColumnarBench: ParsableCommand {
 
     mutating func run() throws {
         let configuration = BenchConfiguration(
+            suite: suite,
             objectCount: objects ?? (quick ? Self.quickObjectCount : Self.defaultObjectCount),
             commitCount: commits ?? (quick ? Self.quickCommitCount : Self.defaultCommitCount),
             updateTableObjectCount: 10_000,
+            lookupCount: lookups ?? (quick ? Self.quickLookupCount : Self.defaultLookupCount),
             seed: seed)
 
         let directory = try dir.map(Self.prepareDirectory) ?? Self.makeTemporaryDirectory()
         defer { if dir == nil { try? FileManager.default.removeItem(atPath: directory) } }
 
         let columnar = ColumnarEngine(clusterSize: clusterSize)
-        let engines: [any BenchmarkEngine] = [columnar, SQLiteEngine()]
+        let sqlite = SQLiteEngine()
+        let engines: [any BenchmarkEngine] = suite.includesStorage ? [columnar, sqlite] : []
+        let objectEngines: [any ObjectBenchmarkEngine] =
+            suite.includesObjects ? [ColumnarObjectEngine(), sqlite] : []
         let machine = MachineInfo.current(databaseDirectory: directory,
                                           sqliteVersion: String(cString: sqlite3_libversion()))
         Self.log(machine.line)
-        var runner = WorkloadRunner(configuration: configuration, engines: engines, directory: directory,
-                                    keepFiles: dir != nil, progress: { Self.log("  " + $0) })
+        var runner = WorkloadRunner(configuration: configuration, engines: engines, objectEngines: objectEngines,
+                                    directory: directory, keepFiles: dir != nil, progress: { Self.log("  " + $0) })
         let results = try runner.runAll()
-        Self.log("Columnar commit path: \(columnar.commitPathDescription)")
+        if suite.includesStorage { Self.log("Columnar commit path: \(columnar.commitPathDescription)") }
 
+        // One line per engine set-up; SQLite serves both suites and is listed once.
+        var engineSetups: [String] = []
+        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
+        for engine in everyEngine where !engineSetups.contains(engine.setupDescription) {
+            engineSetups.append(engine.setupDescription)
+        }
         let report = Report(
             machine: machine,
             configuration: configuration,
-            engineSetups: engines.map(\.setupDescription),
+            engineSetups: engineSetups,
             results: results,
             peakMemoryIsPerRun: runner.peakMemoryIsPerRun)
         print(json ? try report.json() : "\n" + report.text())

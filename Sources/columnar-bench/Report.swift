@@ -26,10 +26,18 @@ struct Report: Codable {
     func text() -> String {
         var lines: [String] = []
         lines.append(machine.line)
-        lines.append(
-            "sizes: \(Self.grouped(configuration.objectCount)) objects (bulk insert, read back, point reads), "
+        var sizes: [String] = []
+        if configuration.suite.includesStorage {
+            sizes.append("\(Self.grouped(configuration.objectCount)) objects (bulk insert, read back, point reads), "
                 + "\(Self.grouped(configuration.commitCount)) single-object commits on a "
-                + "\(Self.grouped(configuration.updateTableObjectCount))-object table, seed \(configuration.seed)")
+                + "\(Self.grouped(configuration.updateTableObjectCount))-object table")
+        }
+        if configuration.suite.includesObjects {
+            sizes.append("object API: \(Self.grouped(configuration.objectCount)) objects (insert, read 1 int prop), "
+                + "\(Self.grouped(configuration.lookupCount)) primary-key lookups")
+        }
+        lines.append("suite \(configuration.suite.rawValue); sizes: " + sizes.joined(separator: "; ")
+            + "; seed \(configuration.seed)")
         lines += engineSetups
         lines.append("")
 
@@ -47,7 +55,8 @@ struct Report: Codable {
                 latency.map { Self.microseconds($0.maxMicroseconds) } ?? "-",
                 Self.mebibytes(result.fileSizeBytes),
                 Self.mebibytes(result.peakMemoryBytes),
-                ratio(for: result).map { Self.format($0, decimals: 2) + "×" } ?? "",
+                // Three decimals below 0.1, so a ratio of 0.004 does not print as 0.00.
+                ratio(for: result).map { Self.format($0, decimals: $0 < 0.1 ? 3 : 2) + "×" } ?? "",
             ])
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }

@@ -184,11 +184,12 @@ final class SQLiteEngine: BenchmarkEngine {
         }
     }
 
-    private func wrongAnswer(_ what: String) -> BenchError { BenchError.wrongAnswer(engine: name, what: what) }
+    func wrongAnswer(_ what: String) -> BenchError { BenchError.wrongAnswer(engine: name, what: what) }
 }
 
-/// An open SQLite connection (sqlite3 *).
-private struct Connection {
+/// An open SQLite connection (sqlite3 *). Internal, not private: the object suite (SQLiteEngine+Objects.swift)
+/// uses it too.
+struct Connection {
     let handle: OpaquePointer
 
     init(path: String, create: Bool) throws {
@@ -243,7 +244,7 @@ private struct Connection {
 }
 
 /// A prepared statement (sqlite3_stmt *), reused across executions with reset + bind.
-private struct Statement {
+struct Statement {
     let handle: OpaquePointer
     let db: OpaquePointer
 

@@ -1,13 +1,14 @@
 // Workload: the data both engines store, the engine interface, and the runner that executes each workload on
 // each engine, checks every answer and collects the figures.
 //
-// Workloads (the sizes are options of the command):
+// Storage suite (`--suite storage`; through each engine's C API; the sizes are options of the command):
 //   a. bulk insert: `objectCount` objects of five columns in ONE write transaction with a durable commit; then
 //      the file is reopened and every value is read back and compared with what was written.
 //   c. point reads: one int column of every object, one object at a time, in a seeded random order.
 //   b. single-object commits: `commitCount` durable write transactions, each updating one object of a
 //      10,000-object table; latency per commit. Afterwards the table is reopened and checked.
 // (Letters follow the project's workload list; c runs before b because it reuses a's file.)
+// The object suite (`--suite objects`: Columnar through its Swift object API) is in ObjectWorkload.swift.
 
 import Columnar
 #if canImport(Glibc)
@@ -109,10 +110,9 @@ enum BenchError: Error, CustomStringConvertible {
     }
 }
 
-/// What the runner needs of an engine. Each method opens the database at `path`, does its part and closes it
-/// again, so every workload sees a freshly opened file. Methods time only the part being measured, through
-/// `recorder` (`startRun`/`endRun` around the measured interval and `measure` around each operation).
-protocol BenchmarkEngine: AnyObject {
+/// What the runner needs of every engine, whatever workloads it runs: its name, how it is set up, its files.
+protocol EngineIdentity: AnyObject {
+    /// The engine's name in the report; ratios pair rows of "Columnar" and "SQLite" on the same workload.
     var name: String { get }
     /// One line about how the engine is set up (durability, commit path), for the report.
     var setupDescription: String { get }
@@ -122,7 +122,13 @@ protocol BenchmarkEngine: AnyObject {
     func dataFiles(at path: String) -> [String]
     /// Every file the engine may create for a database at `path` (removed before and after a run).
     func allFiles(at path: String) -> [String]
+}
 
+/// What the runner needs of an engine for the storage suite. Each method opens the database at `path`, does its
+/// part and closes it again, so every workload sees a freshly opened file. Methods time only the part being
+/// measured, through `recorder` (`startRun`/`endRun` around the measured interval and `measure` around each
+/// operation).
+protocol BenchmarkEngine: EngineIdentity {
     /// Workload a, first half: creates the table and inserts rows 0 ..< rowCount in one durable transaction.
     func bulkInsert(path: String, data: DataSet, rowCount: Int, recorder: inout LatencyRecorder) throws
     /// Workload a, second half: reads every value of every object, compares each with `data` and returns the
@@ -140,10 +146,23 @@ protocol BenchmarkEngine: AnyObject {
 
 /// The sizes and seed of one run of the harness.
 struct BenchConfiguration: Codable {
+    var suite: BenchSuite
     var objectCount: Int
     var commitCount: Int
     var updateTableObjectCount: Int
+    /// Primary-key lookups of the object suite.
+    var lookupCount: Int
     var seed: UInt64
+}
+
+/// Which workloads a run executes: the storage engine's (through the C API), the object API's, or both.
+enum BenchSuite: String, Codable, CaseIterable {
+    case storage
+    case objects
+    case all
+
+    var includesStorage: Bool { self != .objects }
+    var includesObjects: Bool { self != .storage }
 }
 
 /// The outcome of one workload on one engine.
@@ -159,10 +178,13 @@ struct WorkloadResult: Codable {
     var notes: [String]
 }
 
-/// Runs every workload on every engine, in one process, on fresh files in `directory`.
+/// Runs every workload of the selected suites on every engine, in one process, on fresh files in `directory`.
 struct WorkloadRunner {
     let configuration: BenchConfiguration
+    /// The engines of the storage suite (C API of each engine).
     let engines: [any BenchmarkEngine]
+    /// The engines of the object suite (Columnar's Swift object API; SQLite's C API on the same data).
+    let objectEngines: [any ObjectBenchmarkEngine]
     let directory: String
     /// Whether database files stay in `directory` after their workloads (for inspection) or are removed.
     let keepFiles: Bool
@@ -171,16 +193,27 @@ struct WorkloadRunner {
     /// Whether the peak-memory figures are per run (see PeakMemory).
     private(set) var peakMemoryIsPerRun = true
 
-    init(configuration: BenchConfiguration, engines: [any BenchmarkEngine], directory: String, keepFiles: Bool,
+    init(configuration: BenchConfiguration, engines: [any BenchmarkEngine],
+         objectEngines: [any ObjectBenchmarkEngine], directory: String, keepFiles: Bool,
          progress: @escaping (String) -> Void) {
         self.configuration = configuration
         self.engines = engines
+        self.objectEngines = objectEngines
         self.directory = directory
         self.keepFiles = keepFiles
         self.progress = progress
     }
 
+    /// Runs the suites the configuration selects: storage first, then objects.
     mutating func runAll() throws -> [WorkloadResult] {
+        var results: [WorkloadResult] = []
+        if configuration.suite.includesStorage { results += try runStorageSuite() }
+        if configuration.suite.includesObjects { results += try runObjectSuite() }
+        return results
+    }
+
+    /// Workloads a, c and b on the storage engines (see the top of this file).
+    private mutating func runStorageSuite() throws -> [WorkloadResult] {
         var results: [WorkloadResult] = []
         let bulkData = DataSet(seed: configuration.seed)
         let objectCount = configuration.objectCount
@@ -256,8 +289,8 @@ struct WorkloadRunner {
         return results
     }
 
-    private mutating func measure(
-        _ workload: String, _ engine: any BenchmarkEngine, _ path: String, operations: Int,
+    mutating func measure(
+        _ workload: String, _ engine: any EngineIdentity, _ path: String, operations: Int,
         operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
     ) throws -> WorkloadResult {
         progress("\(engine.name): \(workload) (\(operations) operations)")
@@ -278,11 +311,11 @@ struct WorkloadRunner {
             notes: recorder.notes)
     }
 
-    private func databasePath(_ engine: any BenchmarkEngine, _ name: String) -> String {
+    func databasePath(_ engine: any EngineIdentity, _ name: String) -> String {
         "\(directory)/\(name).\(engine.fileExtension)"
     }
 
-    private func removeFiles(of engine: any BenchmarkEngine, at path: String) {
+    func removeFiles(of engine: any EngineIdentity, at path: String) {
         for file in engine.allFiles(at: path) { unlink(file) }
     }
 

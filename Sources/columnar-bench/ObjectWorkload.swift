@@ -1,0 +1,95 @@
+// ObjectWorkload: the object suite — the workloads an application runs through an object API, on Columnar's
+// Swift API (`Realm`, `Object`, `@Persisted`) and on SQLite's C API, in the same run and on the same data.
+//
+// Workloads (sizes: --objects and --lookups):
+//   insert:  `objectCount` objects of five properties (an Int primary key and four more) added in ONE write
+//            transaction with a durable commit. The table itself is created before the measured interval.
+//   read:    one Int property of every object of the table, in the engine's natural order
+//            (Columnar: `for item in realm.objects(Item.self) { item.someInt }`; SQLite: `SELECT someInt FROM item`).
+//   lookup:  `lookupCount` objects found by primary key in a seeded random order, reading one Int property of each
+//            (Columnar: `realm.object(ofType:forPrimaryKey:)`; SQLite: a prepared `SELECT ... WHERE id = ?` on the
+//            INTEGER PRIMARY KEY).
+// Each read workload sums what it read and the sum is checked, so a wrong engine fails the run.
+
+/// The object of the object suite: row `rowIndex` of a `DataSet` with primary key `rowIndex` (the `large` value of
+/// a `BenchRow` is not stored: five properties, the primary key included).
+struct ObjectRow {
+    var id: Int
+    var someInt: Int
+    var ratio: Double
+    var label: ShortText
+    var flag: Bool
+
+    init(_ row: BenchRow, id: Int) {
+        self.id = id
+        someInt = Int(row.small)
+        ratio = row.ratio
+        label = row.label
+        flag = row.flag
+    }
+}
+
+/// What the runner needs of an engine for the object suite. As for `BenchmarkEngine`, each method opens the
+/// database at `path`, does its part and closes it again, and times only the measured part through `recorder`.
+protocol ObjectBenchmarkEngine: EngineIdentity {
+    /// Creates the table (not measured), then adds objects 0 ..< objectCount in one durable write transaction.
+    func insertObjects(path: String, data: DataSet, objectCount: Int, recorder: inout LatencyRecorder) throws
+    /// Reads `someInt` of every object; returns how many objects were read and the sum of the values.
+    func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int)
+    /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
+    func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
+}
+
+extension WorkloadRunner {
+    /// Reads are timed in batches of this many operations (see LatencyRecorder): each takes well under a µs.
+    static let objectReadsPerSample = 64
+
+    /// The object suite on every object engine; see the top of this file.
+    mutating func runObjectSuite() throws -> [WorkloadResult] {
+        var results: [WorkloadResult] = []
+        // Its own seed, so the storage suite's figures stay comparable with runs made before this suite existed.
+        let data = DataSet(seed: configuration.seed &+ 4)
+        let objectCount = configuration.objectCount
+        let expectedSum = (0 ..< objectCount).reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
+
+        for engine in objectEngines {
+            let path = databasePath(engine, "objects")
+            removeFiles(of: engine, at: path)
+            results.append(try measure("objects: insert (1 txn)", engine, path, operations: objectCount) { recorder in
+                try engine.insertObjects(path: path, data: data, objectCount: objectCount, recorder: &recorder)
+            })
+        }
+
+        for engine in objectEngines {
+            let path = databasePath(engine, "objects")
+            results.append(try measure("objects: read 1 int prop", engine, path, operations: objectCount,
+                                       operationsPerSample: Self.objectReadsPerSample) { recorder in
+                let (readCount, sum) = try engine.readIntProperty(path: path, recorder: &recorder)
+                guard readCount == objectCount, sum == expectedSum else {
+                    throw BenchError.wrongAnswer(engine: engine.name, what: "read \(readCount) objects summing to "
+                        + "\(sum), expected \(objectCount) summing to \(expectedSum)")
+                }
+            })
+        }
+
+        // Distinct ids in a seeded random order while there are enough objects; beyond that the order repeats.
+        var orderGenerator = SplitMix64(seed: configuration.seed &+ 5)
+        var order = Array(0 ..< objectCount)
+        order.shuffle(using: &orderGenerator)
+        let ids = (0 ..< configuration.lookupCount).map { order[$0 % objectCount] }
+        let expectedLookupSum = ids.reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
+        for engine in objectEngines {
+            let path = databasePath(engine, "objects")
+            results.append(try measure("objects: lookup by pk", engine, path, operations: ids.count,
+                                       operationsPerSample: Self.objectReadsPerSample) { recorder in
+                let sum = try engine.lookUpByPrimaryKey(path: path, ids: ids, recorder: &recorder)
+                guard sum == expectedLookupSum else {
+                    throw BenchError.wrongAnswer(engine: engine.name,
+                                                 what: "lookups summed to \(sum), expected \(expectedLookupSum)")
+                }
+            })
+            if !keepFiles { removeFiles(of: engine, at: path) }
+        }
+        return results
+    }
+}
