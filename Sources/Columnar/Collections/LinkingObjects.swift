@@ -142,6 +142,7 @@ extension LinkingObjects: RandomAccessCollection {
 }
 
 extension LinkingObjects: _Persistable, ManagedCollectionProperty, ManagedLinkingObjectsReader {
+    public static var _isCollection: Bool { true }
     /// No column is made for linking objects; the origin class is named so that binding the class binds it too.
     public static var _storage: _StorageType {
         _StorageType(type: COLUMNAR_TYPE_LINK, nullable: false, collection: COLUMNAR_COLLECTION_NONE,

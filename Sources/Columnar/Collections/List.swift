@@ -201,6 +201,7 @@ extension List: RandomAccessCollection {
 }
 
 extension List: _Persistable, ManagedCollectionProperty {
+    public static var _isCollection: Bool { true }
     public static var _storage: _StorageType {
         CollectionColumn.storage(elementType: elementType, collection: COLUMNAR_COLLECTION_LIST)
     }

@@ -360,6 +360,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 extension Map: Sequence {}
 
 extension Map: _Persistable, ManagedCollectionProperty {
+    public static var _isCollection: Bool { true }
     public static var _storage: _StorageType {
         var storage = valueType._storage
         // (A link's storage is nullable even for a non-optional object type, so ask the Swift type.)

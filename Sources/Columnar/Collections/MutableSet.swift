@@ -192,6 +192,7 @@ extension MutableSet: RandomAccessCollection {
 }
 
 extension MutableSet: _Persistable, ManagedCollectionProperty {
+    public static var _isCollection: Bool { true }
     public static var _storage: _StorageType {
         CollectionColumn.storage(elementType: elementType, collection: COLUMNAR_COLLECTION_SET)
     }

@@ -7,7 +7,7 @@
 
 import CColumnar
 
-open class EmbeddedObject: ObjectBase, RealmCollectionValue, @unchecked Sendable {
+open class EmbeddedObject: ObjectBase, RealmCollectionValue {
     public required init() {
         super.init()
     }

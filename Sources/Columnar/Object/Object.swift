@@ -18,8 +18,21 @@ struct ObjectLocation {
 /// The root of model classes (RealmSwift's `ObjectBase`, on Objective-C `RLMObjectBase`).
 open class ObjectBase: CustomStringConvertible {
     var _location: ObjectLocation?
+    /// The object's `@Persisted` cells in schema order, when claimed at construction (nil: found with Mirror).
+    var _cells: [PersistedCellBase]?
 
-    public required init() {}
+    public required init() {
+        // The subclass's property wrappers were initialised just before this runs: their cells are on top of the
+        // thread's pending stack. (Prototypes made by schema discovery are skipped.)
+        let state = ThreadLocalState.current
+        guard state.discoveryDepth == 0 else { return }
+        let info = SchemaDiscovery.info(for: type(of: self))
+        let count = info.schema.properties.count
+        guard state.pendingCells.count >= count else { return }
+        let cells = Array(state.pendingCells.suffix(count))
+        state.pendingCells.removeLast(count)   // claimed or not, they are this object's: do not let them pile up
+        if info.cellsAreClaimable { _cells = cells }
+    }
 
     /// Whether the object is managed by a Realm.
     var isManaged: Bool { _location != nil }
@@ -112,7 +125,7 @@ open class ObjectBase: CustomStringConvertible {
 }
 
 /// The base class of model classes.
-open class Object: ObjectBase, @unchecked Sendable {
+open class Object: ObjectBase {
     public required init() {
         super.init()
     }

@@ -18,7 +18,9 @@ class PersistedCellBase {
     var propertyIndex = -1
     /// The object whose property this is, once known (managed objects): lets type-erased paths such as
     /// `Codable` read the managed value instead of the stale unmanaged one.
-    weak var owner: ObjectBase?
+    /// Unowned: the object owns its cells, so a cell never outlives it in use (and weak references cost a side
+    /// table per cell).
+    unowned(safe) var owner: ObjectBase?
     var isPrimaryKey = false
     var isIndexed = false
     var originProperty: String?
@@ -46,7 +48,7 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
     init(value: Value?) {
         self.value = value
         super.init()
-        MaterializationContext.register(self)
+        ThreadLocalState.current.pendingCells.append(self)
     }
 
     /// The current value: the managed row's when the owner is managed, else the unmanaged value.
@@ -188,31 +190,6 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             }
             object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
         }
-    }
-}
-
-/// Cells register here while `RealmCore.materialize` constructs an accessor object, so that they learn their owner
-/// without a `Mirror` walk.
-enum MaterializationContext {
-    private final class Frame {
-        var cells: [PersistedCellBase] = []
-    }
-
-    private static let key = "org.columnar.materializing"
-
-    static func register(_ cell: PersistedCellBase) {
-        (Thread.current.threadDictionary[key] as? Frame)?.cells.append(cell)
-    }
-
-    /// Runs `make` and gives every cell created meanwhile to the object it returned.
-    static func construct<T: ObjectBase>(_ make: () -> T) -> T {
-        let frame = Frame()
-        let outer = Thread.current.threadDictionary[key]
-        Thread.current.threadDictionary[key] = frame
-        let object = make()
-        Thread.current.threadDictionary[key] = outer
-        for cell in frame.cells { cell.owner = object }
-        return object
     }
 }
 

@@ -300,7 +300,7 @@ final class RealmCore {
 
     func read<Value: _Persistable>(_ type: Value.Type, _ location: ObjectLocation, column: columnar_col_id) -> Value {
         requireValid(location)
-        if let collection = type as? ManagedCollectionProperty.Type {
+        if Value._isCollection, let collection = type as? ManagedCollectionProperty.Type {
             return collection.managed(in: self, location: location, column: column) as! Value
         }
         var value = columnar_value()
@@ -318,7 +318,7 @@ final class RealmCore {
 
     func write<Value: _Persistable>(_ value: Value, _ location: ObjectLocation, column: columnar_col_id) throws {
         requireValid(location)
-        if let collection = value as? ManagedCollectionProperty {
+        if Value._isCollection, let collection = value as? ManagedCollectionProperty {
             try collection.assign(to: self, location: location, column: column)
             noteLocalChange()
             return
@@ -360,7 +360,8 @@ final class RealmCore {
 
     /// An accessor object for the row `key` of `type`'s table.
     func materialize<T: ObjectBase>(_ type: T.Type, key: columnar_key) -> T {
-        let object = MaterializationContext.construct { type.init() }
+        let object = type.init()
+        for cell in object._cells ?? [] { cell.owner = object }
         object._location = ObjectLocation(core: self, binding: requireBinding(for: type), key: key,
                                           generation: generation)
         return object

@@ -10,11 +10,16 @@ import Foundation
 /// What Columnar knows of one model class, independent of any file.
 final class ClassInfo: @unchecked Sendable {
     let schema: ObjectSchema
+    /// Whether an object's cells can be claimed at construction: the class derives directly from Object or
+    /// EmbeddedObject, so construction creates its cells in schema order. (With deeper hierarchies subclass
+    /// properties are initialised before superclass ones, the reverse of the schema's order.)
+    let cellsAreClaimable: Bool
     private let lock = NSLock()
     private var indexByKeyPath: [AnyKeyPath: Int] = [:]
 
-    init(schema: ObjectSchema) {
+    init(schema: ObjectSchema, cellsAreClaimable: Bool) {
         self.schema = schema
+        self.cellsAreClaimable = cellsAreClaimable
     }
 
     /// The property index of the wrapper reached through `keyPath` (whose cell is `cell` in `object`). Learned on
@@ -47,7 +52,16 @@ enum SchemaDiscovery {
             return info
         }
         lock.unlock()
-        let info = ClassInfo(schema: discover(type))
+        let state = ThreadLocalState.current
+        let pendingBefore = state.pendingCells.count
+        state.discoveryDepth += 1
+        let superclass = Mirror(reflecting: type.init()).superclassMirror?.subjectType
+        let schema = discover(type)
+        state.discoveryDepth -= 1
+        // Forget the prototypes' cells.
+        state.pendingCells.removeLast(state.pendingCells.count - pendingBefore)
+        let info = ClassInfo(schema: schema,
+                             cellsAreClaimable: superclass == Object.self || superclass == EmbeddedObject.self)
         lock.lock()
         defer { lock.unlock() }
         if let raced = infos[id] { return raced }
@@ -57,6 +71,7 @@ enum SchemaDiscovery {
 
     /// The persisted-property cells of an object, in schema order.
     static func cells(of object: ObjectBase) -> [PersistedCellBase] {
+        if let cells = object._cells { return cells }
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {

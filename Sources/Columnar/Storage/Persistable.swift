@@ -37,10 +37,14 @@ public protocol _Persistable {
     /// Converts an untyped value of another but compatible type (an `Int` literal for an `Int8` property, a
     /// dictionary for a linked object), or nil.
     static func _convert(fromAny value: Any) -> Self?
+    static var _isCollection: Bool { get }
 }
 
 extension _Persistable {
     public static func _convert(fromAny value: Any) -> Self? { nil }
+    /// Whether the type is a collection (read and written through `ManagedCollectionProperty`). A static flag,
+    /// because a dynamic protocol check on every property access costs more than the access itself.
+    public static var _isCollection: Bool { false }
 }
 
 /// A `_Persistable` that can sit inside an Optional (all but collections).
