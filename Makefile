@@ -25,11 +25,13 @@ microbench:
 	$(SWIFT) package --allow-writing-to-package-directory benchmark
 
 # Damaged-file and write-regression tests under AddressSanitizer: a bad file must give an error, never an
-# out-of-bounds read, and no write sequence may touch memory it does not own.
+# out-of-bounds read, and no write sequence may touch memory it does not own. The inspection tool's damaged
+# variants and injected faults run too (its inspector in process, and the tool itself built with ASan).
 asan:
 	bash scripts/setup.sh
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
-	$(SWIFT) test --sanitize=address --scratch-path .build-asan --filter "DamagedFileTests|WriteRegressionTests"
+	$(SWIFT) test --sanitize=address --scratch-path .build-asan \
+		--filter "DamagedFileTests|WriteRegressionTests|DamagedVariantTests|InjectedFaultTests"
 
 # The crash-recovery test with many more simulated power cuts than the default run.
 crash-long:

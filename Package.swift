@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Columnar", targets: ["Columnar"]),
         .library(name: "CColumnar", targets: ["CColumnar"]),
         .executable(name: "columnar-bench", targets: ["columnar-bench"]),
+        .executable(name: "columnar-inspect", targets: ["columnar-inspect"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +36,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The read-only file inspection tool: header, schema, tables, nodes, space map, integrity walk.
+        .executableTarget(
+            name: "columnar-inspect",
+            dependencies: ["CColumnar", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Test support: temporary databases, seeded random data, child processes.
         .target(name: "ColumnarTestSupport", dependencies: ["CColumnar"], path: "Tests/ColumnarTestSupport"),
         // A child process for crash and multi-process tests (killed at random, run twice at once).
@@ -46,6 +52,10 @@ let package = Package(
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
         .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport", "ColumnarTestWorker"]),
+        .testTarget(
+            name: "ColumnarInspectTests",
+            dependencies: ["CColumnar", "ColumnarTestSupport", "columnar-inspect"]
+        ),
         // Microbenchmarks (ordo-one/package-benchmark): `swift package benchmark`. The comparative harness against
         // SQLite is columnar-bench.
         .executableTarget(

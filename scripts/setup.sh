@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the system packages Columnar builds against, if any are missing: liburing (io_uring commit path),
-# SQLite (benchmarks and differential tests) and pkg-config (finds SQLite for SwiftPM). The Swift toolchain,
+# SQLite (benchmarks and differential tests), pkg-config (finds SQLite for SwiftPM) and librsvg2-bin
+# (rsvg-convert: the inspection tests render `columnar-inspect space --svg` to PNG). The Swift toolchain,
 # which brings clang, must already be installed. Safe to run any number of times.
 set -euo pipefail
 
-packages=(liburing-dev libsqlite3-dev pkg-config)
+packages=(liburing-dev libsqlite3-dev pkg-config librsvg2-bin)
 
 missing=()
 for package in "${packages[@]}"; do

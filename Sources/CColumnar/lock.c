@@ -572,3 +572,74 @@ bool cc_lock_read_published(cc_lock *lock, cc_published *out_state) {
         }
     }
 }
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Reading the lock file from outside (inspection)                                                              */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+int cc_lock_file_read(const char *path, cc_lock_file_state *out, cc_lock_reader_visit visit, void *context) {
+    memset(out, 0, sizeof *out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    /* One read of the whole structure: the fields are then a snapshot (plain bytes, not atomics), which is what
+     * an inspector wants even though a live writer may change the file a moment later. */
+    cc_lock_shared *copy = calloc(1, sizeof *copy);
+    if (!copy) {
+        close(fd);
+        return -ENOMEM;
+    }
+    struct stat status;
+    ssize_t got = 0;
+    int rc = 0;
+    if (fstat(fd, &status) != 0) {
+        rc = -errno;
+        goto done;
+    }
+    for (size_t done = 0; done < sizeof *copy;) {
+        ssize_t n = pread(fd, (uint8_t *)copy + done, sizeof *copy - done, (off_t)done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            rc = -errno;
+            goto done;
+        }
+        if (n == 0) break;
+        done += (size_t)n;
+        got = (ssize_t)done;
+    }
+    if (status.st_size != (off_t)sizeof *copy || got != (ssize_t)sizeof *copy) {
+        snprintf(out->problem, sizeof out->problem, "the lock file is %lld bytes; this build's layout is %zu",
+                 (long long)status.st_size, sizeof *copy);
+        goto done;
+    }
+    out->layout_version = copy->layout_version;
+    out->reader_slot_count = copy->reader_slot_count;
+    if (memcmp(copy->magic, CC_LOCK_MAGIC, CC_LOCK_MAGIC_BYTES) != 0) {
+        snprintf(out->problem, sizeof out->problem, "the lock file has no valid magic number (never initialised, "
+                 "damaged, or not a Columnar lock file)");
+        goto done;
+    }
+    if (copy->layout_version != CC_LOCK_LAYOUT_VERSION || copy->shared_size_bytes != sizeof *copy ||
+        copy->reader_slot_count != CC_LOCK_READER_SLOTS || copy->mutex_size_bytes != sizeof(pthread_mutex_t)) {
+        snprintf(out->problem, sizeof out->problem, "the lock file has layout version %u (size %u, %u reader slots, "
+                 "mutex %u bytes); this build uses version %u", copy->layout_version, copy->shared_size_bytes,
+                 copy->reader_slot_count, copy->mutex_size_bytes, CC_LOCK_LAYOUT_VERSION);
+        goto done;
+    }
+    out->valid = true;
+    uint64_t sequence = atomic_load_explicit(&copy->sequence, memory_order_relaxed);
+    out->published = sequence != 0;
+    out->publishing = (sequence & 1u) != 0;
+    out->state.version = atomic_load_explicit(&copy->published_version, memory_order_relaxed);
+    out->state.top_ref = atomic_load_explicit(&copy->published_top_ref, memory_order_relaxed);
+    out->state.used_size = atomic_load_explicit(&copy->published_used_size_bytes, memory_order_relaxed);
+    out->state.file_size = atomic_load_explicit(&copy->published_file_size_bytes, memory_order_relaxed);
+    for (uint32_t slot = 0; slot < CC_LOCK_READER_SLOTS && visit; slot++) {
+        uint64_t version = atomic_load_explicit(&copy->readers[slot].version, memory_order_relaxed);
+        uint32_t pid = atomic_load_explicit(&copy->readers[slot].pid, memory_order_relaxed);
+        if (version != 0) visit(context, slot, pid, version);
+    }
+done:
+    free(copy);
+    close(fd);
+    return rc;
+}

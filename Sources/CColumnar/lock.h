@@ -60,4 +60,23 @@ void cc_lock_publish(cc_lock *lock, const cc_published *state);
 /* Reads the published state consistently. Returns false when nothing was ever published. */
 bool cc_lock_read_published(cc_lock *lock, cc_published *out_state);
 
+/* What the lock file says, read by an inspection tool without locking, mapping or writing it. */
+typedef struct cc_lock_file_state {
+    bool valid;                 /* magic, layout version, size, slot count and mutex size are this build's */
+    char problem[160];          /* why not, when !valid */
+    uint32_t layout_version;
+    uint32_t reader_slot_count;
+    bool published;             /* the sequence is non-zero */
+    bool publishing;            /* the sequence was odd (a publish in progress, or a writer died in one) */
+    cc_published state;
+} cc_lock_file_state;
+
+/* Called for each reader slot that pins a version. */
+typedef void (*cc_lock_reader_visit)(void *context, uint32_t slot, uint32_t pid, uint64_t version);
+
+/* Reads the lock file at `path` with one pread (no flock, no mapping, opened O_RDONLY) and decodes its header,
+ * published version and reader slots. The slots are read as they are at that moment, without reclaiming dead
+ * owners. Returns 0 (also for a file of another layout: out->valid says so), or -errno (-ENOENT: no lock file). */
+int cc_lock_file_read(const char *path, cc_lock_file_state *out, cc_lock_reader_visit visit, void *context);
+
 #endif /* COLUMNAR_LOCK_H */

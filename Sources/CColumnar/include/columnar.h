@@ -535,6 +535,297 @@ uint64_t columnar_faultio_sync_count(const columnar_faultio *faultio);
  *  are rolled back according to `mode`. Returns 0 or -errno. */
 int columnar_faultio_apply_power_cut(columnar_faultio *faultio, const char *path, columnar_power_cut_mode mode);
 
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Inspection (the read-only file inspector, columnar-inspect)                                                  */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/*
+ * An inspector reads a database file the way a forensic tool should: it never writes the file, never opens,
+ * locks or maps the lock file (columnar_inspect_lock_file only reads it), and decodes as much of a damaged file
+ * as it can. It opens and maps the file read-only itself instead of going through columnar_open, so it can look
+ * at a version the engine would refuse to open (a damaged top node or schema), at a file whose magic number or
+ * format version is wrong but whose header slots still point somewhere, or at the older header slot.
+ *
+ * Every ref it follows is validated as the engine validates it (aligned, past the header, inside the version's
+ * used size, a sane node header) before anything inside the node is read; damage is reported through a
+ * columnar_finding_fn with its file offset and the walk goes on with the next sibling. Pointers it hands out
+ * point into its mapping and stay valid until columnar_inspector_close.
+ *
+ * The inspector registers no reader, so a version it inspects is not protected from space reuse: on a file that
+ * another process is writing, a version two or more commits old may be partly overwritten while it is being
+ * read. Every read stays in bounds even then; the findings of such a run can be transient.
+ */
+
+typedef struct columnar_inspector columnar_inspector;
+
+/** Owner of a node that belongs to no table (the top node, the schema, the free list). */
+#define COLUMNAR_NO_TABLE UINT32_MAX
+
+/** One of the file header's two slots, decoded whether or not it is valid. */
+typedef struct columnar_slot_info {
+    uint64_t top_ref;
+    uint64_t version;
+    uint64_t used_size_bytes;
+    uint64_t free_bytes;          /**< the slot's free-list summary */
+    uint32_t stored_checksum;
+    uint32_t computed_checksum;   /**< CRC-32C of the slot's first 44 bytes */
+    bool checksum_valid;
+    bool is_zero;                 /**< all 48 bytes are zero: the slot was never written */
+    bool usable;                  /**< what the engine requires to open it: checksum valid, version != 0, top ref
+                                       in [4096, used size), used size <= file size */
+} columnar_slot_info;
+
+/** The file header (its first 128 bytes), decoded field by field even when it is damaged. */
+typedef struct columnar_header_info {
+    uint64_t file_size_bytes;
+    uint64_t header_bytes_present; /**< how many of the 128 header bytes the file has (fewer when truncated) */
+    uint8_t magic[8];
+    bool magic_valid;             /**< the magic is "CLMNRDB1" */
+    uint32_t format_version;
+    uint32_t header_bytes;        /**< declared header size (4096) */
+    uint8_t selector;
+    uint32_t reserved_nonzero_at; /**< offset of the first non-zero byte of the reserved header bytes (17 ... 31
+                                       and 128 ... 4095, which the engine always writes as zero), or 0 */
+    columnar_slot_info slots[2];
+    int32_t current_slot;         /**< the slot the engine would open (its rules, format.h), or -1 when none */
+} columnar_header_info;
+
+/** Opens `path` for inspection: reads the header and maps the whole file read-only. A file that is not a
+ *  database, or is damaged, still opens: columnar_inspector_status() then says what is wrong. The inspector
+ *  starts on the current slot's version when one is usable.
+ *  Errors: -ENOENT, -EACCES, -EISDIR and other -errno of open/fstat/mmap; -ENOMEM. */
+int columnar_inspector_open(const char *path, columnar_inspector **out_inspector);
+
+/** Unmaps the file and frees the inspector. NULL is allowed. */
+void columnar_inspector_close(columnar_inspector *inspector);
+
+/** The decoded header. Never NULL. */
+const columnar_header_info *columnar_inspector_header(const columnar_inspector *inspector);
+
+/** Whether the file can be opened as the engine would open it: 0, or COLUMNAR_ENOTDB (too short or wrong magic),
+ *  COLUMNAR_EFORMAT (another format version), COLUMNAR_ECORRUPT (wrong header size, or no usable slot).
+ *  `out_message` (may be NULL) receives a sentence saying why (a static string owned by the inspector, "" when
+ *  sound) and `out_offset` (may be NULL) the file offset of the problem. A non-zero status does not stop the other
+ *  calls when a slot is usable: they inspect that slot's version. */
+int columnar_inspector_status(const columnar_inspector *inspector, const char **out_message, uint64_t *out_offset);
+
+/** Makes the version of header slot `slot` (0 or 1) the one later calls inspect.
+ *  Errors: COLUMNAR_EMISUSE (slot not 0 or 1), COLUMNAR_ECORRUPT (the slot is not usable; the message says why). */
+int columnar_inspector_select_slot(columnar_inspector *inspector, int slot);
+
+/** The version being inspected, as the header slot and the top node describe it. */
+typedef struct columnar_inspect_version {
+    int32_t slot;                 /**< the header slot it came from, -1 when no slot is usable */
+    uint64_t version;
+    uint64_t top_ref;
+    uint64_t used_size_bytes;
+    uint64_t file_size_bytes;
+    uint64_t meta_version;        /**< the version recorded in the top node's META (0 when unreadable) */
+    uint32_t cluster_size;        /**< objects per cluster of the writer (TOP META; 0 when unreadable) */
+    uint64_t free_bytes;          /**< bytes on the version's free list (0 when unreadable) */
+    uint64_t free_entry_count;
+    uint32_t table_count;         /**< table ids in the schema, removed ones included (0 when unreadable) */
+} columnar_inspect_version;
+
+/** Describes the version being inspected. Fields that cannot be read stay 0.
+ *  Errors: COLUMNAR_ENOTDB/EFORMAT/ECORRUPT when no slot is usable; COLUMNAR_ECORRUPT when the top node, its
+ *  META or the free list cannot be read (columnar_last_error() names the offset; the fields read are kept). */
+int columnar_inspect_version_get(columnar_inspector *inspector, columnar_inspect_version *out);
+
+/** A table as the SCHEMA node and its TABLE node record it. */
+typedef struct columnar_inspect_table {
+    char name[COLUMNAR_MAX_NAME_BYTES + 1];
+    bool removed;
+    columnar_col_id primary_key;  /**< COLUMNAR_NO_COLUMN when none */
+    uint32_t column_count;        /**< column ids, hidden backlink and removed columns included */
+    uint64_t table_ref;           /**< the TABLE node, 0 when none (removed or missing) */
+    int64_t object_count;         /**< from the table's META; -1 when it cannot be read */
+    int64_t next_key;             /**< from the table's META; -1 when it cannot be read */
+} columnar_inspect_table;
+
+/** A column exactly as the SCHEMA node records it (hidden backlink columns and removed columns included). */
+typedef struct columnar_inspect_column {
+    char name[COLUMNAR_MAX_NAME_BYTES + 1];
+    columnar_type type;
+    columnar_collection_kind collection;
+    bool nullable;
+    bool indexed;
+    bool is_backlink;             /**< a hidden column holding the origins of links to this table */
+    bool removed;
+    bool is_primary_key;
+    columnar_table_id target_table;   /**< LINK columns */
+    columnar_table_id origin_table;   /**< backlink columns: the link column's table ... */
+    columnar_col_id origin_column;    /**< ... and column */
+} columnar_inspect_column;
+
+/** Number of table ids in the schema. Errors: as columnar_inspect_version_get when no slot is usable;
+ *  COLUMNAR_ECORRUPT when the SCHEMA node cannot be read or decoded (the message names its offset). */
+int columnar_inspect_table_count(columnar_inspector *inspector, uint32_t *out_count);
+/** Describes table `table`. Errors: those of columnar_inspect_table_count, COLUMNAR_ENOTFOUND (no such id).
+ *  A TABLE node or META that cannot be read is not an error: table_ref or the counts say so. */
+int columnar_inspect_table_get(columnar_inspector *inspector, columnar_table_id table, columnar_inspect_table *out);
+/** Describes column `column` of `table`. Errors: those of columnar_inspect_table_count, COLUMNAR_ENOTFOUND. */
+int columnar_inspect_column_get(columnar_inspector *inspector, columnar_table_id table, columnar_col_id column,
+                                columnar_inspect_column *out);
+
+/** One live node of the version, with what it is and whom it belongs to. */
+typedef struct columnar_inspect_node {
+    uint64_t ref;
+    uint64_t size_bytes;          /**< bytes it occupies: 16-byte header + payload, padded to a multiple of 8 */
+    uint64_t payload_bytes;
+    uint64_t plain_bytes;         /**< what its payload would take in a plain fixed-width layout: 8 bytes per
+                                       int64, link, key, ref or string offset, 1 per bool or null flag, 4 per float
+                                       or nanosecond field, 12/16 per id, string bytes as they are */
+    uint64_t parent_ref;          /**< 0 for the top node */
+    uint8_t parent_role;          /**< the parent's role, 0 for the top node */
+    uint32_t position;            /**< index of its ref in the parent */
+    uint32_t depth;               /**< 0 for the top node */
+    uint8_t role;                 /**< enum cf_role of format.h (1 TOP ... 18 DICT) */
+    const char *role_name;        /**< "TOP", "CLUSTER", ... */
+    uint8_t role_detail;          /**< the value type for column nodes, else 0 */
+    columnar_encoding encoding;
+    uint32_t width;
+    uint64_t count;
+    bool checksum_valid;
+    columnar_table_id table;      /**< owning table, or COLUMNAR_NO_TABLE */
+    columnar_col_id column;       /**< owning column, or COLUMNAR_NO_COLUMN (table structure, file structure) */
+    bool in_index;                /**< part of the search index of `column` */
+    bool in_collection;           /**< part of a list, set, dictionary or backlink list held by one object, or of
+                                       the list of further object keys of one search-index entry */
+    const char *what;             /**< "top", "version meta", "schema", "table list", "free list", "table",
+                                       "table meta", "index list", "tree inner node", "inner keys", "cluster",
+                                       "cluster keys", "column leaf", "values", "string blob", "null bitmap",
+                                       "list", "set", "dictionary", "backlinks", "collection", "index" */
+} columnar_inspect_node;
+
+/** Called once per live node, in depth-first order (a parent before its children); non-zero stops the walk. */
+typedef int (*columnar_inspect_node_fn)(void *context, const columnar_inspect_node *node);
+
+/** Walks every node reachable from the version's top node. Each node is reported once: a node reached a second
+ *  time (refs may not be shared), a ref that fails validation, a tree deeper than 64 levels, and a checksum
+ *  failure (the node is still reported and walked) go to `on_damage` (may be NULL) with their offsets.
+ *  Returns 0 when the walk finished (damage or not), the callback's non-zero value when it stopped the walk,
+ *  -ENOMEM, or the status error when no slot is usable. */
+int columnar_inspect_walk(columnar_inspector *inspector, columnar_inspect_node_fn on_node,
+                          columnar_finding_fn on_damage, void *context);
+
+/** One free-list entry: `size_bytes` at `pos`, freed by the commit of `version`. */
+typedef struct columnar_free_entry {
+    uint64_t pos;
+    uint64_t size_bytes;
+    uint64_t version;
+} columnar_free_entry;
+
+/** Calls `on_entry` for each free-list entry in list order (sorted by position); non-zero stops.
+ *  Errors: as columnar_inspect_version_get when no slot is usable; COLUMNAR_ECORRUPT when the top node or the
+ *  free-list arrays cannot be read or disagree in length (the message names the offset); the callback's value. */
+int columnar_inspect_free_list(columnar_inspector *inspector,
+                               int (*on_entry)(void *context, const columnar_free_entry *entry), void *context);
+
+/** How a part of a column (or of a table's structure) is stored: one (role, encoding, width) combination. */
+typedef struct columnar_inspect_encoding_use {
+    uint8_t role;
+    columnar_encoding encoding;
+    uint32_t width;
+    uint64_t node_count;
+    uint64_t size_bytes;
+} columnar_inspect_encoding_use;
+
+#define COLUMNAR_INSPECT_MAX_ENCODINGS 24u
+
+/** The space one owner takes: a column of a table, its search index, a table's own structure (column
+ *  COLUMNAR_NO_COLUMN: TABLE, META, INDEXES, INNER, CLUSTER and KEYS nodes) or the file's (table
+ *  COLUMNAR_NO_TABLE: TOP, META, SCHEMA, TABLES and the free list). */
+typedef struct columnar_inspect_usage {
+    columnar_table_id table;
+    columnar_col_id column;
+    bool in_index;
+    uint64_t node_count;
+    uint64_t size_bytes;          /**< sum of the nodes' size_bytes */
+    uint64_t payload_bytes;
+    uint64_t plain_bytes;         /**< sum of the nodes' plain_bytes */
+    uint64_t value_count;         /**< values in the column's cluster leaves (one per object of the cluster);
+                                       for an index, its entries (one per distinct value hash) */
+    uint64_t element_count;       /**< elements in its collection leaves (a dictionary's keys and values both);
+                                       for an index, the object keys after each entry's first */
+    uint32_t encoding_count;
+    columnar_inspect_encoding_use encodings[COLUMNAR_INSPECT_MAX_ENCODINGS]; /**< further combinations, if a
+                                       damaged file had any, are added to the last entry */
+} columnar_inspect_usage;
+
+/** Walks the version (as columnar_inspect_walk, damage to `on_damage`) and then calls `on_usage` once per owner
+ *  that has nodes, ordered by table, then column (the table's own structure first), then index after column.
+ *  Returns 0, -ENOMEM, the status error when no slot is usable, or the callback's non-zero value. */
+int columnar_inspect_usage_get(columnar_inspector *inspector,
+                               int (*on_usage)(void *context, const columnar_inspect_usage *usage),
+                               columnar_finding_fn on_damage, void *context);
+
+/** One node decoded by ref, with its raw header fields even when they are invalid. */
+typedef struct columnar_inspect_node_detail {
+    uint64_t ref;
+    bool header_present;          /**< the file has the node's 16 header bytes (the fields below are raw) */
+    uint32_t stored_checksum;
+    uint32_t computed_checksum;   /**< 0 unless the header is valid and the payload inside the file */
+    bool checksum_valid;
+    uint8_t encoding;
+    uint8_t width;
+    uint8_t role;
+    const char *role_name;        /**< "invalid" for an unknown role */
+    uint8_t role_detail;
+    uint32_t count;
+    uint32_t reserved;
+    uint64_t payload_bytes;       /**< 0 when encoding and width are invalid */
+    uint64_t size_bytes;
+    bool inside_used_size;        /**< the node ends inside the inspected version's used size */
+    columnar_array array;         /**< the payload (data NULL when the node is invalid) */
+    char problem[256];            /**< why the node is invalid, "" when valid */
+} columnar_inspect_node_detail;
+
+/** Decodes the node at `ref`, anywhere in the file (so nodes of older versions and in free space can be decoded
+ *  too): validated as the engine validates a node, but against the file size rather than a version's used size.
+ *  Returns 0 for a valid node (its checksum may still fail: see checksum_valid), COLUMNAR_ECORRUPT with
+ *  out->problem for an invalid one (the raw fields are filled when header_present). */
+int columnar_inspect_node_decode(columnar_inspector *inspector, uint64_t ref, columnar_inspect_node_detail *out);
+
+/** Points *out_bytes at `size` bytes of the file at `offset`. Errors: COLUMNAR_ERANGE (outside the file). */
+int columnar_inspect_bytes(columnar_inspector *inspector, uint64_t offset, uint64_t size, const uint8_t **out_bytes);
+
+/** Runs columnar_verify's integrity walk on the version being inspected (which need not be one the engine would
+ *  open). `on_finding`, *out_findings and the return value are as for columnar_verify; COLUMNAR_ENOTDB/EFORMAT/
+ *  ECORRUPT without walking when no slot is usable. Header problems are not reported here (the caller has the
+ *  decoded header). */
+int columnar_inspect_verify(columnar_inspector *inspector, columnar_finding_fn on_finding, void *context,
+                            uint64_t *out_findings);
+
+/** What the lock file beside a database says, read without locking, mapping or writing it. */
+typedef struct columnar_lock_file_info {
+    bool exists;
+    bool valid;                   /**< magic and layout are this build's */
+    char problem[160];            /**< why it is not valid, "" otherwise */
+    uint32_t layout_version;
+    uint32_t reader_slot_count;
+    bool published;               /**< a writer or opener has published the latest version */
+    bool publishing;              /**< a publish was in progress when read (the fields may be torn) */
+    uint64_t published_version;
+    uint64_t published_top_ref;
+    uint64_t published_used_size_bytes;
+    uint64_t published_file_size_bytes;
+    uint32_t reader_count;        /**< slots that pin a version */
+} columnar_lock_file_info;
+
+/** One reader slot that pins a version. */
+typedef struct columnar_lock_reader {
+    uint32_t slot;
+    uint32_t pid;
+    uint64_t version;
+    bool process_alive;           /**< kill(pid, 0) does not fail with ESRCH (a dead owner's slot awaits reclaim) */
+} columnar_lock_reader;
+
+/** Reads `<database_path>.lock`. `on_reader` (may be NULL) is called per slot that pins a version.
+ *  A missing lock file is not an error (out->exists false). Errors: -errno other than -ENOENT from open/read. */
+int columnar_inspect_lock_file(const char *database_path, columnar_lock_file_info *out,
+                               void (*on_reader)(void *context, const columnar_lock_reader *reader), void *context);
+
 #ifdef __cplusplus
 }
 #endif

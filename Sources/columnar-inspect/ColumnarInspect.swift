@@ -1,0 +1,42 @@
+// columnar-inspect: shows what is in a Columnar file and whether it is sound, without ever writing to it.
+//
+// Each subcommand is one file in Commands/; they share the opening logic (Commands/FileOptions.swift), the
+// inspector wrapper (Inspector/) and the output helpers (Output/). The tool reads the data file through the
+// engine's inspector (a private read-only mapping; no lock, no reader slot), reads the lock file with one pread
+// when `info` asks for it, and opens the database with COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK only to
+// read objects for `dump`.
+
+import ArgumentParser
+
+@main
+struct ColumnarInspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "columnar-inspect",
+        abstract: "Explain, verify and picture a Columnar database file, without ever writing to it.",
+        discussion: """
+            columnar-inspect reads a Columnar file and its lock file and reports what they hold: the header and \
+            its two version slots, the versions readers pin, the schema, how each table and column is stored, \
+            single nodes, the map of the file's space, and an integrity walk. It opens the file read-only and \
+            never creates, locks or writes the lock file, so it is safe on a database another process is using \
+            (the inspected version is not pinned, so on a file being written a run may see a version partly \
+            reused; run it again).
+
+            On a damaged file every subcommand decodes as much as it can and lists what is wrong with the file \
+            offset where it was found.
+
+            EXIT STATUS
+              0  the subcommand did its work and found nothing wrong
+              1  damage was found (each finding names its file offset); what could be decoded was shown
+              2  the file cannot be read at all: missing, unreadable, not a Columnar file, another format \
+            version, or no usable header slot
+              64 the command line was wrong
+
+            Every subcommand takes --json for one machine-readable JSON document on standard output. \
+            `columnar-inspect help <subcommand>` shows each subcommand's manual.
+            """,
+        version: "1.0.0",
+        subcommands: [
+            HeaderCommand.self, InfoCommand.self, SchemaCommand.self, TablesCommand.self, DumpCommand.self,
+            NodeCommand.self, SpaceCommand.self, VerifyCommand.self,
+        ])
+}

@@ -1,0 +1,71 @@
+// FileOptions.swift — the arguments every subcommand shares (the file, --json, --slot) and the one way they open
+// a file: through the inspector, reporting an unreadable file the same way everywhere.
+
+import ArgumentParser
+import CColumnar
+
+struct FileOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("The database file (its lock file is the same path plus \".lock\").",
+                                 valueName: "file"))
+    var file: String
+
+    @Flag(help: "Print one JSON document instead of text.")
+    var json = false
+}
+
+struct SlotOption: ParsableArguments {
+    @Option(help: ArgumentHelp("""
+        Inspect the version of header slot 0 or 1 instead of the current one (the older version, while its \
+        nodes have not been reused).
+        """, valueName: "slot"))
+    var slot: Int?
+
+    func validate() throws {
+        if let slot, slot != 0 && slot != 1 { throw ValidationError("--slot must be 0 or 1") }
+    }
+}
+
+/// What a subcommand prints when the file cannot be read at all.
+struct UnreadableReport: Encodable {
+    let file: String
+    let status = "unreadable"
+    let error: String
+    let findings: [Finding]
+}
+
+enum Opening {
+    /// Opens `options.file` and selects `slot` (nil: the current slot). When nothing can be inspected (the file
+    /// cannot be opened, or no header slot is usable and `needsVersion`), prints why and throws exit status 2.
+    static func inspector(_ options: FileOptions, slot: Int?, needsVersion: Bool = true) throws -> Inspector {
+        let inspector: Inspector
+        do {
+            inspector = try Inspector(path: options.file)
+        } catch let failure as EngineFailure {
+            try unreadable(options, failure.message, findings: [])
+        }
+        if let slot {
+            do {
+                try inspector.selectSlot(slot)
+            } catch let failure as EngineFailure {
+                try unreadable(options, failure.message,
+                               findings: inspector.headerFindings() + [Finding(offset: failure.offset,
+                                                                              what: failure.message)])
+            }
+        } else if needsVersion && !inspector.hasVersion {
+            let findings = inspector.headerFindings()
+            try unreadable(options, inspector.status?.message ?? "no usable header slot", findings: findings)
+        }
+        return inspector
+    }
+
+    /// Prints that the file cannot be read and throws exit status 2.
+    static func unreadable(_ options: FileOptions, _ message: String, findings: [Finding]) throws -> Never {
+        if options.json {
+            try Output.json(UnreadableReport(file: options.file, error: message, findings: findings))
+        } else {
+            Output.error("\(options.file): \(message)")
+            if !findings.isEmpty { Output.text("Findings:\n" + Output.findingLines(findings)) }
+        }
+        throw ExitStatus.unreadable
+    }
+}

@@ -1,0 +1,190 @@
+// FileSurgery.swift — reading a database file's structure in process (through the engine's inspection API) and
+// changing single bytes, values and checksums in it, for the tests that damage files on purpose.
+//
+// The damage is made realistic where a test wants a logical fault rather than a checksum failure: after changing
+// a node's payload the node's CRC-32C is recomputed (columnar_inspect_node_decode computes it), so that only the
+// logical check the test is about can find the fault.
+
+import CColumnar
+import ColumnarTestSupport
+import Foundation
+
+/// One live node of a version (columnar_inspect_node, strings copied).
+struct LiveNode {
+    let ref: UInt64
+    let sizeBytes: UInt64
+    let payloadBytes: UInt64
+    let parentRef: UInt64
+    let parentRole: UInt8
+    let position: UInt32
+    let depth: UInt32
+    let role: UInt8
+    let roleName: String
+    let roleDetail: UInt8
+    let encoding: columnar_encoding
+    let width: UInt32
+    let count: UInt64
+    let table: UInt32
+    let column: UInt32
+    let inIndex: Bool
+    let inCollection: Bool
+    let what: String
+
+    var end: UInt64 { ref + sizeBytes }
+}
+
+/// The structure of a file as the inspector sees it.
+struct FileStructure {
+    let nodes: [LiveNode]
+    let freeList: [columnar_free_entry]
+    let damage: [(ref: UInt64, what: String)]
+    let version: columnar_inspect_version
+    let header: columnar_header_info
+
+    /// Reads the current version of the file at `path`.
+    static func read(_ path: String) throws -> FileStructure {
+        var opened: OpaquePointer?
+        try check(columnar_inspector_open(path, &opened), "columnar_inspector_open \(path)")
+        let inspector = opened!
+        defer { columnar_inspector_close(inspector) }
+        final class Collector {
+            var nodes: [LiveNode] = []
+            var damage: [(UInt64, String)] = []
+            var free: [columnar_free_entry] = []
+        }
+        let collector = Collector()
+        let context = Unmanaged.passUnretained(collector).toOpaque()
+        try check(columnar_inspect_walk(inspector, { context, node in
+            let n = node!.pointee
+            Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue().nodes.append(LiveNode(
+                ref: n.ref, sizeBytes: n.size_bytes, payloadBytes: n.payload_bytes, parentRef: n.parent_ref,
+                parentRole: n.parent_role, position: n.position, depth: n.depth, role: n.role,
+                roleName: String(cString: n.role_name),
+                roleDetail: n.role_detail, encoding: n.encoding, width: n.width, count: n.count, table: n.table,
+                column: n.column, inIndex: n.in_index, inCollection: n.in_collection, what: String(cString: n.what)))
+            return 0
+        }, { context, ref, what in
+            Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue().damage.append(
+                (ref, what.map { String(cString: $0) } ?? ""))
+        }, context), "columnar_inspect_walk")
+        _ = columnar_inspect_free_list(inspector, { context, entry in
+            Unmanaged<Collector>.fromOpaque(context!).takeUnretainedValue().free.append(entry!.pointee)
+            return 0
+        }, context)
+        var version = columnar_inspect_version()
+        _ = columnar_inspect_version_get(inspector, &version)
+        return FileStructure(nodes: collector.nodes, freeList: collector.free, damage: collector.damage,
+                             version: version, header: columnar_inspector_header(inspector).pointee)
+    }
+
+    func node(at ref: UInt64) -> LiveNode? { nodes.first { $0.ref == ref } }
+
+    /// The live nodes of table `table`'s column `column` (not its index) with `role`.
+    func nodes(table: TableID, column: ColumnID, role: UInt8, inIndex: Bool = false) -> [LiveNode] {
+        nodes.filter { $0.table == table && $0.column == column && $0.role == role && $0.inIndex == inIndex }
+    }
+}
+
+/// Byte-level changes to a file.
+enum FileSurgery {
+    static let roleCluster: UInt8 = 11
+    static let roleColumn: UInt8 = 13
+    static let roleValues: UInt8 = 14
+    static let roleNulls: UInt8 = 16
+    static let roleBlob: UInt8 = 15
+    static let roleFreePos: UInt8 = 5
+    static let roleFreeSize: UInt8 = 6
+
+    static func read(_ path: String, at offset: UInt64, count: Int) throws -> [UInt8] {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        return Array(try handle.read(upToCount: count) ?? Data())
+    }
+
+    static func write(_ path: String, at offset: UInt64, _ bytes: [UInt8]) throws {
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        try handle.write(contentsOf: Data(bytes))
+    }
+
+    static func readUInt64(_ path: String, at offset: UInt64) throws -> UInt64 {
+        try read(path, at: offset, count: 8).enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) }
+    }
+
+    static func writeUInt64(_ path: String, at offset: UInt64, _ value: UInt64) throws {
+        try write(path, at: offset, (0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+    }
+
+    /// Recomputes and stores the CRC-32C of the node at `ref` (after its payload was changed).
+    static func fixChecksum(_ path: String, ref: UInt64) throws {
+        var opened: OpaquePointer?
+        try check(columnar_inspector_open(path, &opened))
+        defer { columnar_inspector_close(opened) }
+        var detail = columnar_inspect_node_detail()
+        try check(columnar_inspect_node_decode(opened, ref, &detail), "decode \(ref)")
+        let crc = detail.computed_checksum
+        try write(path, at: ref, (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+    }
+
+    /// Element `index` of the packed-int payload of the node at `ref` with `width` bits.
+    static func packedGet(_ path: String, ref: UInt64, width: UInt32, index: UInt64) throws -> Int64 {
+        let payload = ref + 16
+        switch width {
+        case 0: return 0
+        case 1, 2, 4:
+            let perByte = UInt64(8 / width)
+            let byte = try read(path, at: payload + index / perByte, count: 1)[0]
+            return Int64((byte >> (UInt8(index % perByte) * UInt8(width))) & UInt8((1 << width) - 1))
+        default:
+            let bytes = try read(path, at: payload + index * UInt64(width / 8), count: Int(width / 8))
+            var value: UInt64 = 0
+            for (shift, byte) in bytes.enumerated() { value |= UInt64(byte) << (8 * shift) }
+            let unused = 64 - UInt64(width)
+            return Int64(bitPattern: value << unused) >> Int64(unused)
+        }
+    }
+
+    /// Stores `value` (which must fit) as element `index` of the packed-int payload at `ref`.
+    static func packedSet(_ path: String, ref: UInt64, width: UInt32, index: UInt64, _ value: Int64) throws {
+        let payload = ref + 16
+        switch width {
+        case 1, 2, 4:
+            let perByte = UInt64(8 / width)
+            let at = payload + index / perByte
+            var byte = try read(path, at: at, count: 1)[0]
+            let shift = UInt8(index % perByte) * UInt8(width)
+            let mask = UInt8((1 << width) - 1) << shift
+            byte = (byte & ~mask) | ((UInt8(truncatingIfNeeded: value) << shift) & mask)
+            try write(path, at: at, [byte])
+        default:
+            let count = Int(width / 8)
+            try write(path, at: payload + index * UInt64(count),
+                      (0..<count).map { UInt8(truncatingIfNeeded: UInt64(bitPattern: value) >> (8 * $0)) })
+        }
+    }
+}
+
+/// What a file looked like: its bytes and modification time (to nanoseconds).
+struct FileSnapshot: Equatable {
+    let exists: Bool
+    let bytes: Data
+    let modificationSeconds: Int
+    let modificationNanoseconds: Int
+
+    init(_ path: String) {
+        var status = stat()
+        if stat(path, &status) != 0 {
+            exists = false
+            bytes = Data()
+            modificationSeconds = 0
+            modificationNanoseconds = 0
+            return
+        }
+        exists = true
+        bytes = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+        modificationSeconds = status.st_mtim.tv_sec
+        modificationNanoseconds = status.st_mtim.tv_nsec
+    }
+}
