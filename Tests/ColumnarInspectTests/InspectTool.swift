@@ -4,6 +4,7 @@
 // WorkerProcess finds the test worker, runs it with its standard output and error captured in files (so neither
 // pipe can fill up and stall it), and reports its exit status, whether a signal killed it, and its output.
 
+import ColumnarTestSupport
 import Foundation
 import XCTest
 
@@ -40,37 +41,9 @@ struct ToolResult {
 enum InspectTool {
     static let executableName = "columnar-inspect"
 
-    struct NotFound: Error, CustomStringConvertible {
-        let searched: [String]
-        var description: String { "\(InspectTool.executableName) not found; searched: \(searched.joined(separator: ", "))" }
-    }
-
-    /// COLUMNAR_INSPECT when set, else the executable in the test bundle's directory or one of its parents.
+    /// COLUMNAR_INSPECT when set, else the built product next to the test bundle.
     static func executableURL() throws -> URL {
-        let fileManager = FileManager.default
-        if let override = ProcessInfo.processInfo.environment["COLUMNAR_INSPECT"] {
-            return URL(fileURLWithPath: override)
-        }
-        var starts: [URL] = []
-        if let argument = CommandLine.arguments.first {
-            let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath, isDirectory: true)
-            starts.append(URL(fileURLWithPath: argument, relativeTo: cwd).standardizedFileURL)
-        }
-        if let main = Bundle.main.executableURL { starts.append(main) }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            starts.append(bundle.bundleURL)
-        }
-        var searched: [String] = []
-        for start in starts {
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent(executableName)
-                searched.append(candidate.path)
-                if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw NotFound(searched: searched)
+        try BuiltExecutable.url(named: executableName, override: "COLUMNAR_INSPECT")
     }
 
     /// A file's text, read through a FileHandle. (Foundation's whole-file readers leak their buffer for an empty

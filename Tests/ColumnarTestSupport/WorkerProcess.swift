@@ -10,44 +10,12 @@ import Foundation
 import Glibc
 #endif
 
-public struct WorkerNotFound: Error, CustomStringConvertible {
-    public let searched: [String]
-    public var description: String {
-        "ColumnarTestWorker executable not found; searched: \(searched.joined(separator: ", "))"
-    }
-}
-
 public final class WorkerProcess: @unchecked Sendable {
     public static let executableName = "ColumnarTestWorker"
 
-    /// The worker executable: COLUMNAR_TEST_WORKER when set, else a file named ColumnarTestWorker in the directory
-    /// of the running test bundle or one of its parents (SwiftPM puts both in the same build directory; on
-    /// Darwin the bundle's executable sits three levels inside the .xctest directory).
+    /// The worker executable: COLUMNAR_TEST_WORKER when set, else the built product next to the test bundle.
     public static func executableURL() throws -> URL {
-        let fileManager = FileManager.default
-        if let override = ProcessInfo.processInfo.environment["COLUMNAR_TEST_WORKER"] {
-            return URL(fileURLWithPath: override)
-        }
-        var starts: [URL] = []
-        if let argument = CommandLine.arguments.first {
-            let cwd = URL(fileURLWithPath: fileManager.currentDirectoryPath, isDirectory: true)
-            starts.append(URL(fileURLWithPath: argument, relativeTo: cwd).standardizedFileURL)
-        }
-        if let main = Bundle.main.executableURL { starts.append(main) }
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            starts.append(bundle.bundleURL)
-        }
-        var searched: [String] = []
-        for start in starts {
-            var directory = start.deletingLastPathComponent()
-            for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent(executableName)
-                searched.append(candidate.path)
-                if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory = directory.deletingLastPathComponent()
-            }
-        }
-        throw WorkerNotFound(searched: searched)
+        try BuiltExecutable.url(named: executableName, override: "COLUMNAR_TEST_WORKER")
     }
 
     public let process = Process()
