@@ -12,24 +12,6 @@ open class EmbeddedObject: ObjectBase, RealmCollectionValue {
         super.init()
     }
 
-    /// Creates an unmanaged embedded object from a dictionary, an array in property order or another object.
-    public convenience init(value: Any) {
-        self.init()
-        ObjectValueAssignment.assign(value, to: self)
-    }
-
-    /// The Realm managing the object, or nil for an unmanaged object.
-    public var realm: Realm? { _location.map { Realm(core: $0.core) } }
-
-    /// The schema of the object's class.
-    public var objectSchema: ObjectSchema { SchemaDiscovery.info(for: type(of: self)).schema }
-
-    /// Whether the object was deleted (directly, or with its parent) or its Realm invalidated.
-    public var isInvalidated: Bool {
-        guard let location = _location else { return false }
-        return !location.core.objectExists(location)
-    }
-
     /// Reads or writes a property by name. Writing a managed object needs a write transaction.
     open subscript(key: String) -> Any? {
         get { _value(forProperty: key) }

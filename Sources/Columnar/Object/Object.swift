@@ -37,6 +37,26 @@ open class ObjectBase: CustomStringConvertible {
     /// Whether the object is managed by a Realm.
     var isManaged: Bool { _location != nil }
 
+    /// Creates an unmanaged object from a dictionary of property values, an array of values in property order, or
+    /// another object of the same class. A property missing from a dictionary keeps its default value.
+    public convenience init(value: Any) {
+        self.init()
+        ObjectValueAssignment.assign(value, to: self)
+    }
+
+    /// The Realm managing the object, or nil for an unmanaged object.
+    public var realm: Realm? { _location.map { Realm(core: $0.core) } }
+
+    /// The schema of the object's class.
+    public var objectSchema: ObjectSchema { SchemaDiscovery.info(for: type(of: self)).schema }
+
+    /// Whether the object can no longer be used: it was deleted (directly, or with the parent that owned it), or
+    /// its Realm was invalidated.
+    public var isInvalidated: Bool {
+        guard let location = _location else { return false }
+        return !location.core.objectExists(location)
+    }
+
     open var description: String {
         let schema = SchemaDiscovery.info(for: type(of: self)).schema
         let cells = SchemaDiscovery.cells(of: self)
@@ -128,25 +148,6 @@ open class ObjectBase: CustomStringConvertible {
 open class Object: ObjectBase {
     public required init() {
         super.init()
-    }
-
-    /// Creates an unmanaged object from a dictionary of property values, an array of values in property order, or
-    /// another object of the same class. A property missing from a dictionary keeps its default value.
-    public convenience init(value: Any) {
-        self.init()
-        ObjectValueAssignment.assign(value, to: self)
-    }
-
-    /// The Realm managing the object, or nil for an unmanaged object.
-    public var realm: Realm? { _location.map { Realm(core: $0.core) } }
-
-    /// The schema of the object's class.
-    public var objectSchema: ObjectSchema { SchemaDiscovery.info(for: type(of: self)).schema }
-
-    /// Whether the object can no longer be used: it was deleted, or its Realm was invalidated.
-    public var isInvalidated: Bool {
-        guard let location = _location else { return false }
-        return !location.core.objectExists(location)
     }
 
     /// The name of the primary key property (prefer `@Persisted(primaryKey: true)`).
