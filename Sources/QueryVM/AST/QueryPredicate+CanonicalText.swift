@@ -1,0 +1,121 @@
+// The canonical text of the query AST: one spelling per construct, every AND and OR in parentheses.
+//
+// Tests compare parsed queries through this text, `explain` will print it, and error messages of the later
+// steps quote nodes with it. The text is itself a valid predicate-format string (keywords upper-case, `==` for
+// `=`, strings in double quotes, timestamps as `T<seconds>:<nanoseconds>`), so printing and parsing again gives
+// the same text.
+
+import Foundation
+
+extension QueryValue: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .bool(let value): return value ? "TRUE" : "FALSE"
+        case .int(let value): return String(value)
+        case .float(let value): return String(describing: value)
+        case .double(let value): return String(describing: value)
+        case .string(let value): return Self.quoted(value)
+        case .data(let bytes): return "B64\"" + Data(bytes).base64EncodedString() + "\""
+        case .timestamp(let time): return "T\(time.seconds):\(time.nanoseconds)"
+        case .objectId(let bytes): return "oid(" + Self.hex(bytes) + ")"
+        case .uuid(let bytes):
+            let digits = Self.hex(bytes)
+            var text = ""
+            for (offset, digit) in digits.enumerated() {
+                if [8, 12, 16, 20].contains(offset) { text.append("-") }
+                text.append(digit)
+            }
+            return "uuid(" + text + ")"
+        case .list(let values): return "{" + values.map(\.description).joined(separator: ", ") + "}"
+        }
+    }
+
+    /// A string literal in double quotes, escaping what the lexer unescapes.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for character in text {
+            switch character {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default: result.append(character)
+            }
+        }
+        return result + "\""
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0xF)]] })
+    }
+}
+
+extension QueryKeyPath.Step: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .property(let name): return name
+        case .collectionOperator(let op): return op.spelling
+        case .mapSubscript(let key): return "[" + QueryValue.quoted(key) + "]"
+        }
+    }
+
+    /// Appends this step to the text of the path before it: subscripts attach directly, the rest after a dot.
+    static func append(_ steps: [Self], to head: String) -> String {
+        var text = head
+        for step in steps {
+            if case .mapSubscript = step {
+                text += step.description
+            } else {
+                text += text.isEmpty ? step.description : "." + step.description
+            }
+        }
+        return text
+    }
+}
+
+extension QueryKeyPath: CustomStringConvertible {
+    public var description: String {
+        switch root {
+        case .object: return Step.append(steps, to: "")
+        case .variable(let name): return Step.append(steps, to: "$" + name)
+        }
+    }
+}
+
+extension QueryExpression: CustomStringConvertible {
+    public var description: String {
+        switch kind {
+        case .keyPath(let path): return path.description
+        case .constant(let value, _): return value.description
+        case .list(let items): return "{" + items.map(\.description).joined(separator: ", ") + "}"
+        case .subquery(let subquery): return subquery.description
+        }
+    }
+}
+
+extension QuerySubquery: CustomStringConvertible {
+    public var description: String {
+        let head = "SUBQUERY(\(collection), $\(variable), \(predicate))"
+        return QueryKeyPath.Step.append(steps, to: head)
+    }
+}
+
+extension QueryPredicate: CustomStringConvertible {
+    public var description: String {
+        switch kind {
+        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .comparison(let comparison):
+            let quantifier = comparison.quantifier.map { $0.rawValue + " " } ?? ""
+            return "\(quantifier)\(comparison.lhs) \(comparison.op.rawValue)\(comparison.options.spelling) \(comparison.rhs)"
+        case .between(let between):
+            let quantifier = between.quantifier.map { $0.rawValue + " " } ?? ""
+            return "\(quantifier)\(between.value) BETWEEN {\(between.lower), \(between.upper)}"
+        case .and(let left, let right): return "(\(left) AND \(right))"
+        case .or(let left, let right): return "(\(left) OR \(right))"
+        case .not(let operand): return "NOT \(operand)"
+        }
+    }
+}
