@@ -81,11 +81,7 @@ struct HeaderCommand: ParsableCommand {
             magic: String(decoding: magicBytes.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: ".") }, as: UTF8.self),
             magicValid: header.magic_valid, formatVersion: header.format_version, headerBytes: header.header_bytes,
             selector: header.selector, currentSlot: current, slots: slots, findings: inspector.headerFindings())
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report))
-        }
+        try Output.report(report, json: options.json) { render(report) }
         if current == nil { throw ExitStatus.unreadable }
         throw ExitStatus.forFindings(report.findings)
     }

@@ -109,11 +109,7 @@ struct InfoCommand: ParsableCommand {
             objectCount: objectCount, commitPath: nil, commitPathNote: InfoCommand.commitPathNote,
             lockFile: lockFile, liveVersions: liveVersions, oldestPinnedVersion: oldestPinned,
             findings: findings.deduplicated())
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report))
-        }
+        try Output.report(report, json: options.json) { render(report) }
         throw ExitStatus.forFindings(report.findings)
     }
 

@@ -170,11 +170,7 @@ struct NodeCommand: ParsableCommand {
             payloadBytes: detail.payload_bytes, sizeBytes: detail.size_bytes, version: version,
             insideUsedSize: detail.inside_used_size, live: owner != nil, owner: owner, elements: elements,
             children: children, hexOffset: hexStart, hex: Format.hex(hexData), findings: findings)
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report, hexData: hexData, walkDamage: walkDamage))
-        }
+        try Output.report(report, json: options.json) { render(report, hexData: hexData, walkDamage: walkDamage) }
         throw ExitStatus.forFindings(findings)
     }
 

@@ -101,11 +101,7 @@ struct SchemaCommand: ParsableCommand {
         }
         let report = Report(file: options.file, version: inspector.version().version.version, tables: tables,
                             namesNote: SchemaCommand.namesNote, findings: findings.deduplicated())
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report))
-        }
+        try Output.report(report, json: options.json) { render(report) }
         throw ExitStatus.forFindings(report.findings)
     }
 

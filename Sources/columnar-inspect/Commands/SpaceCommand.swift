@@ -132,11 +132,7 @@ struct SpaceCommand: ParsableCommand {
                        nodeCount: region.nodeCount, freedByVersion: region.freedByVersion)
             },
             svg: svg, findings: findings.deduplicated())
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report))
-        }
+        try Output.report(report, json: options.json) { render(report) }
         throw ExitStatus.forFindings(report.findings)
     }
 

@@ -154,11 +154,7 @@ struct TablesCommand: ParsableCommand {
             liveBytes: usage.reduce(0) { $0 + $1.size_bytes },
             fileStructure: byOwner[SpaceMap.Owner.file].map(Part.init), tables: tables,
             findings: findings.deduplicated())
-        if options.json {
-            try Output.json(report)
-        } else {
-            Output.text(render(report))
-        }
+        try Output.report(report, json: options.json) { render(report) }
         throw ExitStatus.forFindings(report.findings)
     }
 

@@ -15,6 +15,15 @@ enum Output {
     }
 
     /// Prints text followed by a newline.
+    /// Prints a subcommand's report: as JSON with `--json`, else as the text `render` makes for people.
+    static func report<T: Encodable>(_ report: T, json: Bool, render: () -> String) throws {
+        if json {
+            try Output.json(report)
+        } else {
+            Output.text(render())
+        }
+    }
+
     static func text(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
