@@ -65,21 +65,26 @@ private final class BenchDatabase: @unchecked Sendable {
     }
 }
 
+/// One write transaction per iteration, each setting one int property of one object.
+private func updateOneObjectPerCommit(_ benchmark: Benchmark, _ database: BenchDatabase) {
+    for iteration in benchmark.scaledIterations {
+        database.write { txn in
+            var value = columnar_value()
+            value.type = COLUMNAR_TYPE_INT
+            value.as.i = Int64(iteration)
+            let key = database.keys[iteration % database.keys.count]
+            blackHole(columnar_obj_set(txn, database.table, key, database.column, &value))
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal],
                                            maxDuration: .seconds(3), maxIterations: 100_000)
 
     // One object updated per write transaction, no fdatasync: the CPU cost of a commit.
     Benchmark("Commit.singleObjectUnsafe") { benchmark, database in
-        for iteration in benchmark.scaledIterations {
-            database.write { txn in
-                var value = columnar_value()
-                value.type = COLUMNAR_TYPE_INT
-                value.as.i = Int64(iteration)
-                let key = database.keys[iteration % database.keys.count]
-                blackHole(columnar_obj_set(txn, database.table, key, database.column, &value))
-            }
-        }
+        updateOneObjectPerCommit(benchmark, database)
     } setup: {
         BenchDatabase(rowCount: 10_000, durability: COLUMNAR_DURABILITY_UNSAFE)
     }
@@ -87,15 +92,7 @@ let benchmarks: @Sendable () -> Void = {
     // The same with durability FULL: two fdatasyncs per commit.
     Benchmark("Commit.singleObjectDurable", configuration: .init(maxDuration: .seconds(3), maxIterations: 2_000)) {
         benchmark, database in
-        for iteration in benchmark.scaledIterations {
-            database.write { txn in
-                var value = columnar_value()
-                value.type = COLUMNAR_TYPE_INT
-                value.as.i = Int64(iteration)
-                let key = database.keys[iteration % database.keys.count]
-                blackHole(columnar_obj_set(txn, database.table, key, database.column, &value))
-            }
-        }
+        updateOneObjectPerCommit(benchmark, database)
     } setup: {
         BenchDatabase(rowCount: 10_000, durability: COLUMNAR_DURABILITY_FULL)
     }
