@@ -469,6 +469,153 @@ int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, colum
 int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *out_cluster);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* Scans and kernels (the query VM's inner loops)                                                               */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* A scan walks a table cluster by cluster, in key order, and hands out each cluster's column arrays as views the
+ * kernels below read directly (committed clusters: straight from the mapping; clusters a write transaction has
+ * changed: from scratch memory the scan owns). The kernels process one cluster's rows per call and write a byte
+ * mask, one byte per row (1: the row matches, 0: it does not); they are plain loops over the packed arrays that
+ * the compiler vectorizes. A mask holds at most columnar_scan_max_rows() bytes. */
+
+/** The arrays of one column within the current cluster of a scan. Arrays whose `encoding` is 0 are absent. */
+typedef struct columnar_column_view {
+    columnar_type type;
+    uint64_t count;          /**< rows: the cluster's row_count */
+    bool nullable;           /**< the column's schema allows nulls */
+    /** Every row holds the column's default (the cluster stores nothing for the column): null when `nullable`,
+     *  else zero, false, "", empty data, 1970-01-01, the zero ObjectId/UUID/Decimal128. All arrays are absent. */
+    bool all_default;
+    columnar_array values;   /**< INT/BOOL/LINK: PACKED_INT; FLOAT; DOUBLE; STRING/BINARY: SHORT_STRINGS, or
+                                  PACKED_INT of end offsets into `blob` (long form); TIMESTAMP: PACKED_INT of
+                                  seconds; OBJECTID/UUID/DECIMAL128: FIXED */
+    columnar_array blob;     /**< STRING/BINARY long form: BYTES */
+    columnar_array nanos;    /**< TIMESTAMP: PACKED_INT of nanoseconds */
+    columnar_array nulls;    /**< PACKED_INT, 1 = null; absent when no row is null */
+} columnar_column_view;
+
+typedef struct columnar_scan columnar_scan;
+
+/** Starts a scan of `table` in `txn` (read or write). The scan sees the transaction's current state; it must not
+ *  outlive the transaction, and the transaction must not be modified while the scan is in use.
+ *  Errors: COLUMNAR_ENOTFOUND (table), COLUMNAR_EMISUSE / COLUMNAR_EPOISONED (transaction), -ENOMEM. */
+int columnar_scan_open(columnar_txn *txn, columnar_table_id table, columnar_scan **out_scan);
+/** Moves to the next cluster with at least one row and describes it (keys ascending, as PACKED_INT).
+ *  Returns COLUMNAR_ENOTFOUND after the last cluster; COLUMNAR_ECORRUPT on a damaged node. */
+int columnar_scan_next(columnar_scan *scan, columnar_cluster *out_cluster);
+/** Views column `column` (a single-valued column) of the current cluster. The view stays valid until the next
+ *  columnar_scan_next or columnar_scan_close. Errors: COLUMNAR_ENOTFOUND (column), COLUMNAR_EMISUSE (no current
+ *  cluster, or a collection column), COLUMNAR_ECORRUPT (the column's nodes fail validation), -ENOMEM. */
+int columnar_scan_column(columnar_scan *scan, columnar_col_id column, columnar_column_view *out_view);
+/** Ends a scan (NULL is ignored). */
+void columnar_scan_close(columnar_scan *scan);
+/** The largest row_count a scan can report (the mask size kernels need). */
+uint64_t columnar_scan_max_rows(void);
+
+/** Comparison operators of the kernels. */
+typedef enum columnar_compare_op {
+    COLUMNAR_COMPARE_EQ = 1,
+    COLUMNAR_COMPARE_NE = 2,
+    COLUMNAR_COMPARE_LT = 3,
+    COLUMNAR_COMPARE_LE = 4,
+    COLUMNAR_COMPARE_GT = 5,
+    COLUMNAR_COMPARE_GE = 6,
+} columnar_compare_op;
+
+/* Null rules, the same in every comparison kernel: a null row equals a null constant and nothing else; NE is the
+ * negation of EQ; LT, LE, GT and GE are false when the row or the constant is null. Floats and doubles follow
+ * IEEE 754 (NaN is unequal to everything, itself included, and unordered). */
+
+/** INT, BOOL (0/1) and LINK (object key) columns against a constant. */
+void columnar_kernel_compare_int(const columnar_column_view *view, columnar_compare_op op, int64_t constant,
+                                 bool constant_is_null, uint8_t *out_mask);
+/** FLOAT and DOUBLE columns against a constant (a FLOAT column's values are widened to double exactly). */
+void columnar_kernel_compare_double(const columnar_column_view *view, columnar_compare_op op, double constant,
+                                    bool constant_is_null, uint8_t *out_mask);
+/** TIMESTAMP columns against a constant, ordered by seconds then nanoseconds. */
+void columnar_kernel_compare_timestamp(const columnar_column_view *view, columnar_compare_op op, int64_t seconds,
+                                       int32_t nanoseconds, bool constant_is_null, uint8_t *out_mask);
+/** OBJECTID, UUID and DECIMAL128 columns: EQ, NE (bytewise), and for OBJECTID and UUID also LT, LE, GT, GE
+ *  (bytewise, unsigned). `constant` holds 12 or 16 bytes. */
+void columnar_kernel_compare_fixed(const columnar_column_view *view, columnar_compare_op op,
+                                   const uint8_t *constant, bool constant_is_null, uint8_t *out_mask);
+/** INT/BOOL/LINK membership: 1 where the row's value is one of `constants` (sorted ascending, no duplicates),
+ *  or where the row is null and `match_null`. */
+void columnar_kernel_in_int(const columnar_column_view *view, const int64_t *constants, size_t constant_count,
+                            bool match_null, uint8_t *out_mask);
+/** 1 where the row is null. */
+void columnar_kernel_is_null(const columnar_column_view *view, uint8_t *out_mask);
+
+/** String and binary matching. */
+typedef enum columnar_string_op {
+    COLUMNAR_STRING_EQ = 1,
+    COLUMNAR_STRING_NE = 2,
+    COLUMNAR_STRING_BEGINS_WITH = 3,
+    COLUMNAR_STRING_ENDS_WITH = 4,
+    COLUMNAR_STRING_CONTAINS = 5,
+    COLUMNAR_STRING_LIKE = 6,       /**< `?` matches one UTF-8 character, `*` zero or more */
+    COLUMNAR_STRING_LT = 7,         /**< bytewise (= Unicode scalar order for UTF-8), shorter prefix first */
+    COLUMNAR_STRING_LE = 8,
+    COLUMNAR_STRING_GT = 9,
+    COLUMNAR_STRING_GE = 10,
+} columnar_string_op;
+
+/** With this flag the match ignores ASCII letter case. */
+#define COLUMNAR_STRING_FOLD_ASCII_CASE 1u
+
+/** STRING and BINARY columns against `needle` (`needle_size` bytes; NULL with size 0 for the null constant when
+ *  `needle_is_null`). Writes 0 or 1 per row, or 2 for a row the kernel cannot decide: with
+ *  COLUMNAR_STRING_FOLD_ASCII_CASE, a row whose bytes are not all ASCII (the caller decides those rows with full
+ *  Unicode case folding). Null rules as for the comparison kernels; BEGINS_WITH, ENDS_WITH, CONTAINS and LIKE are
+ *  false for a null row or a null needle. An empty needle is a prefix, suffix and substring of every non-null row.
+ *  Returns 0, or COLUMNAR_ECORRUPT when the column's offsets are inconsistent. */
+int columnar_kernel_match_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
+                                 size_t needle_size, bool needle_is_null, uint32_t flags, uint8_t *out_mask);
+/** Row `row` (< view->count) of a STRING or BINARY view: its bytes and size, or *out_is_null. The pointer stays
+ *  valid while the view does. Returns 0 or COLUMNAR_ECORRUPT. */
+int columnar_view_get_bytes(const columnar_column_view *view, uint64_t row, const void **out_data,
+                            size_t *out_size, bool *out_is_null);
+
+/** Combines masks of `count` bytes: dst = dst AND src, dst = dst OR src, dst = NOT dst (values 0/1). */
+void columnar_mask_and(uint8_t *dst, const uint8_t *src, uint64_t count);
+void columnar_mask_or(uint8_t *dst, const uint8_t *src, uint64_t count);
+void columnar_mask_not(uint8_t *dst, uint64_t count);
+/** The number of non-zero bytes of a mask. */
+uint64_t columnar_mask_count(const uint8_t *mask, uint64_t count);
+
+/** Running aggregate over the masked rows of numeric columns; nulls are skipped. Start from zero-initialized. */
+typedef struct columnar_aggregate {
+    uint64_t count;          /**< non-null values seen */
+    uint64_t int_sum_low;    /**< INT: the exact sum as a 128-bit two's complement number, low half */
+    int64_t int_sum_high;    /**< ... and high half */
+    double double_sum;       /**< FLOAT/DOUBLE: sum in double */
+    int64_t int_min, int_max;
+    double double_min, double_max;  /**< NaN values are skipped by min/max but counted in sum and average */
+    int64_t seconds_min, seconds_max;    /**< TIMESTAMP min/max */
+    int32_t nanos_min, nanos_max;
+} columnar_aggregate;
+
+/** Adds the rows of `view` whose mask byte is non-zero (mask NULL: every row) to `aggregate`. INT, FLOAT, DOUBLE
+ *  and TIMESTAMP (min/max only) columns. */
+void columnar_kernel_aggregate(const columnar_column_view *view, const uint8_t *mask, columnar_aggregate *aggregate);
+
+/** Decodes an INT/BOOL/LINK view's values into `out_values` (`view->count` elements; 0 where null), and its null
+ *  flags into `out_nulls` (may be NULL). Likewise for FLOAT/DOUBLE views into doubles, and TIMESTAMP views into
+ *  seconds and nanoseconds. Used by sorting, distinct and value gathering. */
+void columnar_view_decode_int(const columnar_column_view *view, int64_t *out_values, uint8_t *out_nulls);
+void columnar_view_decode_double(const columnar_column_view *view, double *out_values, uint8_t *out_nulls);
+void columnar_view_decode_timestamp(const columnar_column_view *view, int64_t *out_seconds, int32_t *out_nanos,
+                                    uint8_t *out_nulls);
+
+/** Search index: the keys of every object whose `column` (indexed or primary key) equals `value`, ascending.
+ *  Writes up to `capacity` keys to `out_keys` and the total number of matches to *out_count (call again with a
+ *  larger buffer when it exceeds `capacity`). Errors: COLUMNAR_ENOTFOUND (table/column), COLUMNAR_EMISUSE (the
+ *  column has no index), COLUMNAR_ETYPE. */
+int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                            const columnar_value *value, columnar_key *out_keys, size_t capacity,
+                            size_t *out_count);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Integrity                                                                                                    */
 /* ---------------------------------------------------------------------------------------------------------- */
 
