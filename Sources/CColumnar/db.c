@@ -141,7 +141,8 @@ int columnar_open(const char *path, const columnar_open_options *options, column
         return CC_MISUSE("COLUMNAR_OPEN_NO_LOCK is only allowed with COLUMNAR_OPEN_READ_ONLY");
     if ((flags & COLUMNAR_OPEN_IN_MEMORY) && (flags & (COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK)))
         return CC_MISUSE("an in-memory database cannot be opened read-only");
-    if (options->cluster_size > 65536) return CC_MISUSE("cluster_size %u is above 65536", options->cluster_size);
+    if (options->cluster_size > COLUMNAR_MAX_CLUSTER_SIZE)
+        return CC_MISUSE("cluster_size %u is above %u", options->cluster_size, COLUMNAR_MAX_CLUSTER_SIZE);
 
     columnar_db *db = calloc(1, sizeof *db);
     if (!db) return -ENOMEM;

@@ -234,3 +234,73 @@ int cc_index_drop(columnar_txn *txn, uint32_t table, uint32_t column) {
     ts->dirty = true;
     return cc_tree_release(txn, &ts->indexes[column], cc_index_schema());
 }
+
+static int compare_keys(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                            const columnar_value *value, columnar_key *out_keys, size_t capacity,
+                            size_t *out_count) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    if (!value || !out_count || (capacity && !out_keys))
+        return CC_MISUSE("columnar_index_find_all needs a value, a count and room for `capacity` keys");
+    *out_count = 0;
+    const cc_column *col;
+    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (col->collection != COLUMNAR_COLLECTION_NONE || !(col->flags & CF_COL_FLAG_INDEXED))
+        return CC_MISUSE("%s.%s has no search index", schema->name, col->name);
+    uint8_t cell[16];
+    bool is_null = value->is_null;
+    memset(cell, 0, sizeof cell);
+    if (!is_null) {
+        if ((uint8_t)value->type != col->type)
+            return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds values of type %u, not %u", schema->name, col->name,
+                            col->type, (unsigned)value->type);
+        cc_cell_from_value(col->type, value, cell);
+    }
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    int64_t hash = (int64_t)cc_index_hash(col->type, cell, is_null);
+    cc_rowpos pos;
+    bool exists;
+    if ((rc = cc_tree_find(txn, &ts->indexes[column], hash, &pos, &exists)) || !exists) return rc;
+    /* The entry lists every object whose value has this hash: the first key, then the further ones. Each is
+     * checked against its actual value, so objects whose different values share the hash are left out. */
+    const cc_table_schema *index_schema = cc_index_schema();
+    int64_t first;
+    cc_collcell more;
+    bool null_flag;
+    uint64_t more_count;
+    if ((rc = cc_row_get(txn, index_schema, &pos, 0, &first, &null_flag)) ||
+        (rc = cc_row_get(txn, index_schema, &pos, 1, &more, &null_flag)) ||
+        (rc = cc_collcell_count(txn, &more, more_keys_elem(), &more_count)))
+        return rc;
+    if (more_count >= SIZE_MAX / sizeof(int64_t))
+        return CC_CORRUPT(0, "an index entry of %s.%s lists %llu objects", schema->name, col->name,
+                          (unsigned long long)more_count);
+    int64_t *matches = malloc((size_t)(more_count + 1) * sizeof *matches);
+    if (!matches) return -ENOMEM;
+    size_t match_count = 0;
+    for (uint64_t i = 0; i <= more_count; i++) {
+        int64_t candidate = first;
+        if (i > 0 && (rc = cc_collcell_get(txn, &more, more_keys_elem(), false, i - 1, &candidate, &null_flag)))
+            goto done;
+        bool matches_value = false;
+        if ((rc = candidate_matches(txn, table, column, candidate, cell, is_null, &matches_value))) goto done;
+        if (matches_value) matches[match_count++] = candidate;
+    }
+    qsort(matches, match_count, sizeof *matches, compare_keys);
+    /* An object listed twice (a damaged index) is reported once. */
+    size_t unique = 0;
+    for (size_t i = 0; i < match_count; i++)
+        if (unique == 0 || matches[i] != matches[unique - 1]) matches[unique++] = matches[i];
+    for (size_t i = 0; i < unique && i < capacity; i++) out_keys[i] = matches[i];
+    *out_count = unique;
+done:
+    free(matches);
+    return rc;
+}

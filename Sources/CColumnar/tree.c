@@ -73,8 +73,7 @@ static uint32_t lower_bound_private(const cc_tnode *leaf, int64_t key) {
     return low;
 }
 
-/* Reads an INNER or CLUSTER node with its KEYS child, checking that they agree. */
-static int read_tree_node(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_node *keys) {
+int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_node *keys) {
     int rc = cc_node_read(txn, ref, 0, node);
     if (rc) return rc;
     if ((node->role != CF_ROLE_INNER && node->role != CF_ROLE_CLUSTER) ||
@@ -111,7 +110,7 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
         }
         if (child->ref == 0) return 0;
         cc_node node, keys;
-        int rc = read_tree_node(txn, child->ref, &node, &keys);
+        int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
         if (rc) return rc;
         if (node.role == CF_ROLE_CLUSTER) {
             uint64_t row = cc_packed_lower_bound(&keys, key);
@@ -249,7 +248,7 @@ static void tnode_free(cc_tnode *n) {
 /* Copies the committed node of `child` into a private node and schedules the old nodes to be freed. */
 static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema *schema) {
     cc_node node, keys;
-    int rc = read_tree_node(txn, child->ref, &node, &keys);
+    int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
     if (rc) return rc;
     cc_tnode *n = tnode_new(node.role == CF_ROLE_CLUSTER);
     if (!n) return -ENOMEM;
@@ -306,8 +305,8 @@ fail:
 }
 
 static uint32_t split_threshold(const columnar_txn *txn) {
-    uint32_t rows = txn->db->cluster_size * 4;
-    return rows < 1024 ? 1024 : rows;
+    uint32_t rows = txn->db->cluster_size * CC_LEAF_SPLIT_FACTOR;
+    return rows < CC_LEAF_SPLIT_MIN_ROWS ? CC_LEAF_SPLIT_MIN_ROWS : rows;
 }
 
 /* Moves the upper half of a private leaf into a new sibling placed after it in `parent` (or a new root). */
@@ -535,7 +534,7 @@ void cc_tree_discard(cc_child *root) {
 static int release_committed(columnar_txn *txn, uint64_t ref, const cc_table_schema *schema, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = read_tree_node(txn, ref, &node, &keys);
+    int rc = cc_tree_node_read(txn, ref, &node, &keys);
     if (rc) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
@@ -591,7 +590,7 @@ static int each_committed(const columnar_txn *txn, uint64_t ref, cc_row_visitor 
                           uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = read_tree_node(txn, ref, &node, &keys);
+    int rc = cc_tree_node_read(txn, ref, &node, &keys);
     if (rc) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
@@ -667,7 +666,7 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
     }
     if (!child->ref) return 0;
     cc_node node, keys;
-    if ((rc = read_tree_node(txn, child->ref, &node, &keys))) return rc;
+    if ((rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
     if (node.role == CF_ROLE_CLUSTER) {
         if (keys.count && cc_node_int_at(&keys, keys.count - 1) >= key) {
             out->found = true;

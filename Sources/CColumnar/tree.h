@@ -11,6 +11,19 @@
 
 #include "coll.h"
 
+/* A private leaf is split once an insert takes it past max(CC_LEAF_SPLIT_MIN_ROWS, CC_LEAF_SPLIT_FACTOR x the
+ * cluster size), so no leaf a scan can meet holds more than CC_MAX_LEAF_ROWS rows: the larger of that bound and
+ * the largest cluster a commit writes (COLUMNAR_MAX_CLUSTER_SIZE). Kernels' masks are sized by it. */
+#define CC_LEAF_SPLIT_FACTOR 4u
+#define CC_LEAF_SPLIT_MIN_ROWS 1024u
+#define CC_MAX_LEAF_ROWS (COLUMNAR_MAX_CLUSTER_SIZE * CC_LEAF_SPLIT_FACTOR)
+_Static_assert(COLUMNAR_MAX_CLUSTER_SIZE * CC_LEAF_SPLIT_FACTOR >= CC_LEAF_SPLIT_MIN_ROWS,
+               "the split bound of the largest cluster size covers the minimum split size");
+
+/* Reads the committed INNER or CLUSTER node at `ref` with its KEYS child, checking that they agree (an inner
+ * node has one key per child and at least one child). Returns 0 or COLUMNAR_ECORRUPT. */
+int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_node *keys);
+
 /* Finds `key`. On success *found tells whether it exists, and `out` locates it (a private leaf, or a committed
  * cluster and row). */
 int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_rowpos *out, bool *found);

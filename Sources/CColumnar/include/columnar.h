@@ -172,11 +172,14 @@ typedef struct columnar_open_options {
     columnar_durability durability;
     uint64_t max_active_versions;   /**< 0: no limit. Otherwise begin_write fails with COLUMNAR_EVERSIONS when
                                          more versions than this are live (pinned by readers, plus the latest). */
-    uint32_t cluster_size;          /**< 0: default (COLUMNAR_DEFAULT_CLUSTER_SIZE); objects per cluster written */
+    uint32_t cluster_size;          /**< 0: default (COLUMNAR_DEFAULT_CLUSTER_SIZE); objects per cluster written,
+                                         at most COLUMNAR_MAX_CLUSTER_SIZE */
     const columnar_io *io;          /**< NULL: the real file system. Testing hook, see columnar_faultio. */
 } columnar_open_options;
 
 #define COLUMNAR_DEFAULT_CLUSTER_SIZE 256u
+/** The largest cluster_size columnar_open accepts. */
+#define COLUMNAR_MAX_CLUSTER_SIZE 65536u
 
 /** Opens (or with COLUMNAR_OPEN_CREATE creates) the database at `path` and its lock file `<path>.lock`.
  *  `options` may be NULL for defaults. The environment variable COLUMNAR_NO_IO_URING=1 has the effect of
@@ -474,9 +477,15 @@ int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *ou
 
 /* A scan walks a table cluster by cluster, in key order, and hands out each cluster's column arrays as views the
  * kernels below read directly (committed clusters: straight from the mapping; clusters a write transaction has
- * changed: from scratch memory the scan owns). The kernels process one cluster's rows per call and write a byte
- * mask, one byte per row (1: the row matches, 0: it does not); they are plain loops over the packed arrays that
- * the compiler vectorizes. A mask holds at most columnar_scan_max_rows() bytes. */
+ * changed: from the transaction's private memory, or from scratch memory the scan owns where the private form
+ * differs from a view's: timestamps, and strings, which a private cluster presents in the long form). The
+ * kernels process one cluster's rows per call and write a byte mask, one byte per row (1: the row matches, 0: it
+ * does not); they are plain loops over the packed arrays that the compiler vectorizes. A mask holds at most
+ * columnar_scan_max_rows() bytes.
+ *
+ * Kernels read only what a view describes and never fail on values: a view of the wrong type for a kernel, or an
+ * unknown operator, gives an all-zero mask (the string kernel also returns COLUMNAR_EMISUSE). The nulls of a
+ * row come from the view's NULLS array whatever `nullable` says; `nullable` matters only for all_default views. */
 
 /** The arrays of one column within the current cluster of a scan. Arrays whose `encoding` is 0 are absent. */
 typedef struct columnar_column_view {
@@ -491,25 +500,36 @@ typedef struct columnar_column_view {
                                   seconds; OBJECTID/UUID/DECIMAL128: FIXED */
     columnar_array blob;     /**< STRING/BINARY long form: BYTES */
     columnar_array nanos;    /**< TIMESTAMP: PACKED_INT of nanoseconds */
-    columnar_array nulls;    /**< PACKED_INT, 1 = null; absent when no row is null */
+    columnar_array nulls;    /**< PACKED_INT, non-zero = null (a committed cluster's is 1 bit per row, a private
+                                  cluster's 1 byte per row); absent when no row is null */
 } columnar_column_view;
 
 typedef struct columnar_scan columnar_scan;
 
 /** Starts a scan of `table` in `txn` (read or write). The scan sees the transaction's current state; it must not
- *  outlive the transaction, and the transaction must not be modified while the scan is in use.
- *  Errors: COLUMNAR_ENOTFOUND (table), COLUMNAR_EMISUSE / COLUMNAR_EPOISONED (transaction), -ENOMEM. */
+ *  outlive the transaction, and the transaction must not be modified (nor a read transaction advanced) while the
+ *  scan is in use. `*out_scan` is NULL on failure.
+ *  Errors: COLUMNAR_ENOTFOUND (table), COLUMNAR_EMISUSE / COLUMNAR_EPOISONED (transaction), COLUMNAR_ECORRUPT
+ *  (the table's node), -ENOMEM. */
 int columnar_scan_open(columnar_txn *txn, columnar_table_id table, columnar_scan **out_scan);
-/** Moves to the next cluster with at least one row and describes it (keys ascending, as PACKED_INT).
- *  Returns COLUMNAR_ENOTFOUND after the last cluster; COLUMNAR_ECORRUPT on a damaged node. */
+/** Moves to the next cluster with at least one row and describes it (keys ascending, as PACKED_INT; `ref` is 0
+ *  for a cluster the write transaction changed). Each call steps from the previous cluster to the next through a
+ *  stack of the inner nodes above it, without a new descent from the root.
+ *  Returns COLUMNAR_ENOTFOUND after the last cluster; COLUMNAR_ECORRUPT on a damaged node, a committed cluster
+ *  without rows or with more than columnar_scan_max_rows(), or keys that do not rise from cluster to cluster
+ *  (the scan then keeps returning COLUMNAR_ECORRUPT). */
 int columnar_scan_next(columnar_scan *scan, columnar_cluster *out_cluster);
 /** Views column `column` (a single-valued column) of the current cluster. The view stays valid until the next
- *  columnar_scan_next or columnar_scan_close. Errors: COLUMNAR_ENOTFOUND (column), COLUMNAR_EMISUSE (no current
+ *  columnar_scan_next or columnar_scan_close; views of several columns of one cluster are valid together. A view
+ *  of a committed cluster allocates nothing. Errors: COLUMNAR_ENOTFOUND (column), COLUMNAR_EMISUSE (no current
  *  cluster, or a collection column), COLUMNAR_ECORRUPT (the column's nodes fail validation), -ENOMEM. */
 int columnar_scan_column(columnar_scan *scan, columnar_col_id column, columnar_column_view *out_view);
 /** Ends a scan (NULL is ignored). */
 void columnar_scan_close(columnar_scan *scan);
-/** The largest row_count a scan can report (the mask size kernels need). */
+/** The largest row_count a scan can report (the mask size kernels need): a write transaction's private cluster
+ *  is split once it passes 4 x the cluster size (at least 1024 rows), and the cluster size is at most
+ *  COLUMNAR_MAX_CLUSTER_SIZE, so this is 4 x COLUMNAR_MAX_CLUSTER_SIZE (262,144). Committed clusters are at most
+ *  COLUMNAR_MAX_CLUSTER_SIZE rows when written by this library; a larger one is reported as corrupt. */
 uint64_t columnar_scan_max_rows(void);
 
 /** Comparison operators of the kernels. */
@@ -536,7 +556,8 @@ void columnar_kernel_compare_double(const columnar_column_view *view, columnar_c
 void columnar_kernel_compare_timestamp(const columnar_column_view *view, columnar_compare_op op, int64_t seconds,
                                        int32_t nanoseconds, bool constant_is_null, uint8_t *out_mask);
 /** OBJECTID, UUID and DECIMAL128 columns: EQ, NE (bytewise), and for OBJECTID and UUID also LT, LE, GT, GE
- *  (bytewise, unsigned). `constant` holds 12 or 16 bytes. */
+ *  (bytewise, unsigned; for DECIMAL128 they are 0 in every row). `constant` holds 12 or 16 bytes (may be NULL
+ *  when `constant_is_null`). */
 void columnar_kernel_compare_fixed(const columnar_column_view *view, columnar_compare_op op,
                                    const uint8_t *constant, bool constant_is_null, uint8_t *out_mask);
 /** INT/BOOL/LINK membership: 1 where the row's value is one of `constants` (sorted ascending, no duplicates),
@@ -560,57 +581,75 @@ typedef enum columnar_string_op {
     COLUMNAR_STRING_GE = 10,
 } columnar_string_op;
 
-/** With this flag the match ignores ASCII letter case. */
+/** With this flag the match ignores ASCII letter case (and writes 2 for rows it cannot decide, see below). */
 #define COLUMNAR_STRING_FOLD_ASCII_CASE 1u
 
 /** STRING and BINARY columns against `needle` (`needle_size` bytes; NULL with size 0 for the null constant when
  *  `needle_is_null`). Writes 0 or 1 per row, or 2 for a row the kernel cannot decide: with
- *  COLUMNAR_STRING_FOLD_ASCII_CASE, a row whose bytes are not all ASCII (the caller decides those rows with full
- *  Unicode case folding). Null rules as for the comparison kernels; BEGINS_WITH, ENDS_WITH, CONTAINS and LIKE are
+ *  COLUMNAR_STRING_FOLD_ASCII_CASE, a non-null row whose bytes are not all ASCII, and every non-null row when the
+ *  needle's bytes are not all ASCII (full Unicode case folding can equate a non-ASCII character with an ASCII one,
+ *  e.g. the Kelvin sign with "k"; the caller decides those rows itself). Null rules as for the comparison kernels
+ *  (a null needle or row decides the row: never 2); BEGINS_WITH, ENDS_WITH, CONTAINS, LIKE and the orderings are
  *  false for a null row or a null needle. An empty needle is a prefix, suffix and substring of every non-null row.
- *  Returns 0, or COLUMNAR_ECORRUPT when the column's offsets are inconsistent. */
+ *  LIKE matches the whole value; `?` is one UTF-8 character (a byte that does not start a valid sequence counts
+ *  as one), `*` any run of characters; there is no escape, so `?` and `*` cannot be matched literally.
+ *  Returns 0, COLUMNAR_ECORRUPT when the column's lengths or offsets are inconsistent (the mask is then partly
+ *  written), or COLUMNAR_EMISUSE (not a STRING/BINARY view, an unknown operator, a NULL needle with a non-zero
+ *  size; the mask is all zero). */
 int columnar_kernel_match_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
                                  size_t needle_size, bool needle_is_null, uint32_t flags, uint8_t *out_mask);
 /** Row `row` (< view->count) of a STRING or BINARY view: its bytes and size, or *out_is_null. The pointer stays
- *  valid while the view does. Returns 0 or COLUMNAR_ECORRUPT. */
+ *  valid while the view does and is never NULL (an empty value points at a static empty string).
+ *  Returns 0, COLUMNAR_ECORRUPT (bad length or offsets), or COLUMNAR_EMISUSE (not a string view, row out of
+ *  range). */
 int columnar_view_get_bytes(const columnar_column_view *view, uint64_t row, const void **out_data,
                             size_t *out_size, bool *out_is_null);
 
-/** Combines masks of `count` bytes: dst = dst AND src, dst = dst OR src, dst = NOT dst (values 0/1). */
+/** Combines masks of `count` bytes: dst = dst AND src, dst = dst OR src, dst = NOT dst. Any non-zero byte counts as
+ *  set; the results are 0/1. */
 void columnar_mask_and(uint8_t *dst, const uint8_t *src, uint64_t count);
 void columnar_mask_or(uint8_t *dst, const uint8_t *src, uint64_t count);
 void columnar_mask_not(uint8_t *dst, uint64_t count);
 /** The number of non-zero bytes of a mask. */
 uint64_t columnar_mask_count(const uint8_t *mask, uint64_t count);
 
-/** Running aggregate over the masked rows of numeric columns; nulls are skipped. Start from zero-initialized. */
+/** Running aggregate over the masked rows of numeric columns; nulls are skipped. Start from zero-initialized and
+ *  use one aggregate per column. */
 typedef struct columnar_aggregate {
     uint64_t count;          /**< non-null values seen */
     uint64_t int_sum_low;    /**< INT: the exact sum as a 128-bit two's complement number, low half */
     int64_t int_sum_high;    /**< ... and high half */
-    double double_sum;       /**< FLOAT/DOUBLE: sum in double */
+    double double_sum;       /**< FLOAT/DOUBLE: sum in double, added in row order */
     int64_t int_min, int_max;
     double double_min, double_max;  /**< NaN values are skipped by min/max but counted in sum and average */
-    int64_t seconds_min, seconds_max;    /**< TIMESTAMP min/max */
+    int64_t seconds_min, seconds_max;    /**< TIMESTAMP min/max, ordered by seconds then nanoseconds */
     int32_t nanos_min, nanos_max;
+    uint64_t minmax_count;   /**< values min/max have taken in (count without NaNs): the min and max fields of the
+                                  column's kind are meaningful only when this is > 0 */
 } columnar_aggregate;
 
-/** Adds the rows of `view` whose mask byte is non-zero (mask NULL: every row) to `aggregate`. INT, FLOAT, DOUBLE
- *  and TIMESTAMP (min/max only) columns. */
+/** Adds the rows of `view` whose mask byte is non-zero (mask NULL: every row) to `aggregate`. INT (also BOOL and
+ *  LINK, as 0/1 and keys), FLOAT, DOUBLE and TIMESTAMP (count and min/max only) columns; other views change
+ *  nothing. An all_default view adds nothing when nullable, else one zero value per masked row. */
 void columnar_kernel_aggregate(const columnar_column_view *view, const uint8_t *mask, columnar_aggregate *aggregate);
 
-/** Decodes an INT/BOOL/LINK view's values into `out_values` (`view->count` elements; 0 where null), and its null
- *  flags into `out_nulls` (may be NULL). Likewise for FLOAT/DOUBLE views into doubles, and TIMESTAMP views into
- *  seconds and nanoseconds. Used by sorting, distinct and value gathering. */
+/** Decodes an INT/BOOL/LINK view's values into `out_values` (`view->count` elements; 0 where null; BOOL as 0/1),
+ *  and its null flags (0/1) into `out_nulls` (may be NULL). Likewise for FLOAT/DOUBLE views into doubles, and
+ *  TIMESTAMP views into seconds and nanoseconds. A view of another type decodes as zeros. Used by sorting,
+ *  distinct and value gathering. */
 void columnar_view_decode_int(const columnar_column_view *view, int64_t *out_values, uint8_t *out_nulls);
 void columnar_view_decode_double(const columnar_column_view *view, double *out_values, uint8_t *out_nulls);
 void columnar_view_decode_timestamp(const columnar_column_view *view, int64_t *out_seconds, int32_t *out_nanos,
                                     uint8_t *out_nulls);
 
-/** Search index: the keys of every object whose `column` (indexed or primary key) equals `value`, ascending.
- *  Writes up to `capacity` keys to `out_keys` and the total number of matches to *out_count (call again with a
- *  larger buffer when it exceeds `capacity`). Errors: COLUMNAR_ENOTFOUND (table/column), COLUMNAR_EMISUSE (the
- *  column has no index), COLUMNAR_ETYPE. */
+/** Search index: the keys of every object whose `column` (indexed or primary key) equals `value` (a null value:
+ *  the objects holding null), ascending. Writes up to `capacity` keys to `out_keys` (may be NULL when `capacity`
+ *  is 0) and the total number of matches to *out_count (call again with a larger buffer when it exceeds
+ *  `capacity`). The index is keyed by a hash of the value; every candidate is checked against the object's
+ *  actual value, so objects whose values merely share the hash are not reported.
+ *  Errors: COLUMNAR_ENOTFOUND (table/column), COLUMNAR_EMISUSE (the column has no index, NULL arguments),
+ *  COLUMNAR_ETYPE (the value's type is not the column's), COLUMNAR_ECORRUPT (the index lists a missing object),
+ *  -ENOMEM. */
 int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                             const columnar_value *value, columnar_key *out_keys, size_t capacity,
                             size_t *out_count);

@@ -1,0 +1,76 @@
+/*
+ * kernels.h — what the scan kernels share: decoding bit-packed arrays a block of rows at a time, and the null
+ * rules every kernel applies.
+ *
+ * The kernels never call a get-one-element function per row. Hot loops (an int column against a constant) work
+ * on the packed payload directly with one loop per width; the rest decode a block of at most CC_BLOCK_ROWS rows
+ * into a stack buffer with one loop per width (cc_unpack_ints) and then run a plain loop over the int64s, which
+ * the compiler can vectorize. Nulls are applied after the value loop, from the NULLS array (cc_apply_nulls),
+ * so the value loop has no branches.
+ *
+ * A view comes from columnar_scan_column, which validated its nodes; the kernels still check that its arrays
+ * have the encoding they expect and at least `count` elements (cc_view_*_ok), so a view the caller built wrong
+ * gives an all-zero mask, never a read out of bounds.
+ */
+#ifndef COLUMNAR_KERNELS_H
+#define COLUMNAR_KERNELS_H
+
+#include "internal.h"
+
+#include <string.h>
+
+/* Rows decoded per block: 8 KiB of int64 on the stack, and a multiple of 8 so blocks start on byte boundaries
+ * of every sub-byte width. */
+#define CC_BLOCK_ROWS 1024u
+
+/* Decodes elements [from, from + count) of a PACKED_INT payload of `width` bits into `out`. */
+void cc_unpack_ints(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, int64_t *out);
+/* Decodes the same range as flags: out[i] = (element != 0). */
+void cc_unpack_flags(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, uint8_t *out);
+
+/* Whether `array` is a PACKED_INT array of a valid width with at least `count` elements. */
+bool cc_packed_array_ok(const columnar_array *array, uint64_t count);
+/* Whether the view's NULLS array, when present, can be read for its `count` rows. */
+bool cc_view_nulls_ok(const columnar_column_view *view);
+
+/* Whether the view says every row is null: the column stores nothing for the cluster and is nullable. */
+static inline bool cc_view_all_null(const columnar_column_view *view) {
+    return view->all_default && view->nullable;
+}
+
+/* Overwrites out[i] with `null_value` for every null row of the view (rows whose NULLS element is non-zero). Does
+ * nothing when the view has no NULLS array. */
+void cc_apply_nulls(const columnar_column_view *view, uint8_t *out, uint8_t null_value);
+
+/* The mask value of a null row under the comparison null rules: a null row equals a null constant and nothing
+ * else, NE is the negation of EQ, and ordering is false with a null on either side. */
+static inline uint8_t cc_null_row_result(columnar_compare_op op, bool constant_is_null) {
+    if (op == COLUMNAR_COMPARE_EQ) return constant_is_null;
+    if (op == COLUMNAR_COMPARE_NE) return !constant_is_null;
+    return 0;
+}
+
+/* The mask value of a non-null row against the null constant. */
+static inline uint8_t cc_non_null_row_against_null(columnar_compare_op op) {
+    return op == COLUMNAR_COMPARE_NE;
+}
+
+/* Whether `op` is one of the six comparison operators. */
+static inline bool cc_compare_op_ok(columnar_compare_op op) {
+    return op >= COLUMNAR_COMPARE_EQ && op <= COLUMNAR_COMPARE_GE;
+}
+
+/* The result of comparing a value with a constant, given their order (-1, 0, 1 for less, equal, greater). */
+static inline uint8_t cc_order_result(columnar_compare_op op, int order) {
+    switch (op) {
+    case COLUMNAR_COMPARE_EQ: return order == 0;
+    case COLUMNAR_COMPARE_NE: return order != 0;
+    case COLUMNAR_COMPARE_LT: return order < 0;
+    case COLUMNAR_COMPARE_LE: return order <= 0;
+    case COLUMNAR_COMPARE_GT: return order > 0;
+    case COLUMNAR_COMPARE_GE: return order >= 0;
+    }
+    return 0;
+}
+
+#endif /* COLUMNAR_KERNELS_H */
