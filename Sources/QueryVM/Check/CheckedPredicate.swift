@@ -1,0 +1,90 @@
+// CheckedPredicate: the query AST after type checking, resolved against a model.
+//
+// Property names have become column ids and tables, every step of a key path knows whether it leads to one value
+// or many, constants have been converted to the type they are compared with, and the operator is known to apply
+// to the operands' types. The compiler turns this into bytecode; the row evaluator runs it directly.
+
+import CColumnar
+
+/// A condition on an object of `table`.
+public indirect enum CheckedPredicate: Sendable {
+    case constant(Bool)
+    case and([CheckedPredicate])
+    case or([CheckedPredicate])
+    case not(CheckedPredicate)
+    case comparison(CheckedComparison)
+}
+
+/// `[quantifier] lhs op[options] rhs` with resolved operands. `rhsIsSet` marks a right side whose values are
+/// alternatives (IN, or a to-many path): the comparison holds for a left value when it holds against any of them.
+public struct CheckedComparison: Sendable {
+    public var quantifier: Quantifier
+    public var lhs: CheckedOperand
+    public var op: ComparisonOperator
+    public var options: ComparisonOptions
+    public var rhs: CheckedOperand
+    /// For BETWEEN: the upper bound (`op` is then `>=` against the lower bound in `rhs`, and the comparison holds
+    /// for a value that is also `<=` this).
+    public var upperBound: ScalarValue?
+    /// The text of the comparison, for `explain` and messages.
+    public var text: String
+}
+
+/// An operand: a constant, a set of constants, a key path, or a value computed from a collection.
+public indirect enum CheckedOperand: Sendable {
+    case constant(ScalarValue)
+    case constants([ScalarValue])
+    case path(CheckedPath)
+    /// `@count` of a to-many path (elements, entries or linked objects).
+    case count(CheckedPath)
+    /// `@min`, `@max`, `@sum`, `@avg` over the values a to-many path reaches.
+    case aggregate(CollectionOperator, CheckedPath)
+    /// `SUBQUERY(path, $var, predicate).@count`: how many objects the path reaches satisfy the predicate.
+    case subqueryCount(CheckedPath, variable: Int, predicate: CheckedPredicate)
+
+    /// Whether the operand stands for several values per object.
+    var isMany: Bool {
+        switch self {
+        case .constants: return true
+        case .path(let path): return path.isMany
+        default: return false
+        }
+    }
+}
+
+/// A resolved key path: from the object under test (or a SUBQUERY variable), through properties.
+public struct CheckedPath: Sendable {
+    public enum Root: Sendable, Equatable {
+        case object
+        /// The SUBQUERY variable with this depth (0 = outermost).
+        case variable(Int)
+    }
+
+    public enum Step: Sendable {
+        /// A single-valued column (a link when the value type is LINK: then the path continues in `target`).
+        case column(columnar_col_id, type: columnar_type, target: columnar_table_id?)
+        /// Every element of a list or set column.
+        case elements(columnar_col_id, type: columnar_type, target: columnar_table_id?)
+        /// Every value of a map column.
+        case mapValues(columnar_col_id, type: columnar_type, target: columnar_table_id?)
+        /// Every key of a map column.
+        case mapKeys(columnar_col_id)
+        /// The value of one key of a map column (null when absent).
+        case mapValue(columnar_col_id, key: [UInt8], type: columnar_type, target: columnar_table_id?)
+        /// The objects of `originTable` linking here through `originColumn`.
+        case backlinks(originTable: columnar_table_id, originColumn: columnar_col_id)
+    }
+
+    public var root: Root
+    /// The table the path starts in.
+    public var table: columnar_table_id
+    public var steps: [Step]
+    /// The type of the values the path reaches.
+    public var type: columnar_type
+    /// For paths ending at links: the table linked to.
+    public var target: columnar_table_id?
+    /// Whether the path reaches any number of values (it passes a to-many step).
+    public var isMany: Bool
+    /// The path as the query wrote it, for messages and `explain`.
+    public var text: String
+}

@@ -1,0 +1,344 @@
+// QueryCompiler: turns a checked predicate into a Program of column-at-a-time instructions.
+//
+// Comparisons of the table's own single-valued columns with constants become kernel instructions; everything
+// else becomes a Rows condition that the row evaluator decides object by object. Within an AND, kernel
+// conjuncts run first and the row-by-row ones only refine what they left selected (RefineRows), so an expensive
+// link or collection test runs only on the rows that passed the cheap ones. An equality on an indexed property
+// in the top-level AND replaces the scan by an index lookup.
+
+import CColumnar
+
+public enum QueryCompiler {
+    /// Compiles `predicate` over the objects of `table` (all of them, or given keys with `.keys`).
+    public static func compile(_ predicate: CheckedPredicate, table: columnar_table_id, model: QueryModel,
+                               source: Program.Source = .table) -> Program {
+        var emitter = Emitter(model: model, table: table)
+        let className = model.table(table)?.className ?? "table \(table)"
+        var program = Program(table: table, className: className, source: source, instructions: [],
+                              predicate: predicate, conditions: [], maskDepth: 1)
+        switch source {
+        case .keys:
+            emitter.emit(Instruction(.keys, comment: "objects of a collection of \(className)"))
+            emitter.emitRows(predicate, refine: false)
+        case .table:
+            if let seek = emitter.indexSeek(in: predicate) {
+                emitter.emit(seek)
+                emitter.emitRows(predicate, refine: false)
+            } else {
+                emitter.emit(Instruction(.scan, comment: className))
+                emitter.emitMask(predicate)
+            }
+        }
+        emitter.emit(Instruction(.result))
+        program.instructions = emitter.instructions
+        program.conditions = emitter.conditions
+        program.maskDepth = max(1, emitter.maxDepth)
+        return program
+    }
+}
+
+private struct Emitter {
+    let model: QueryModel
+    let table: columnar_table_id
+    var instructions: [Instruction] = []
+    var conditions: [CheckedPredicate] = []
+    var depth = 0
+    var maxDepth = 0
+
+    init(model: QueryModel, table: columnar_table_id) {
+        self.model = model
+        self.table = table
+    }
+
+    mutating func emit(_ instruction: Instruction) {
+        instructions.append(instruction)
+        switch instruction.opcode {
+        case .constant, .compareInt, .compareDouble, .compareTimestamp, .compareFixed, .matchString, .inInt, .rows:
+            depth += 1
+        case .and, .or: depth -= 1
+        default: break
+        }
+        maxDepth = max(maxDepth, depth)
+    }
+
+    /// Emits code that pushes the mask of the rows satisfying `predicate`.
+    mutating func emitMask(_ predicate: CheckedPredicate) {
+        switch predicate {
+        case .constant(let value):
+            var instruction = Instruction(.constant, comment: value ? "true" : "false")
+            instruction.flag = value
+            emit(instruction)
+        case .and(let operands):
+            let conjuncts = Self.flattenAnd(operands)
+            let fast = conjuncts.filter(isKernelCompilable)
+            let slow = conjuncts.filter { !isKernelCompilable($0) }
+            for (index, conjunct) in fast.enumerated() {
+                emitMask(conjunct)
+                if index > 0 { emit(Instruction(.and)) }
+            }
+            for (index, conjunct) in slow.enumerated() {
+                emitRows(conjunct, refine: !fast.isEmpty || index > 0)
+            }
+        case .or(let operands):
+            for (index, operand) in operands.enumerated() {
+                emitMask(operand)
+                if index > 0 { emit(Instruction(.or)) }
+            }
+        case .not(let operand):
+            emitMask(operand)
+            emit(Instruction(.not))
+        case .comparison(let comparison):
+            if let code = kernelCode(comparison) {
+                for instruction in code { emit(instruction) }
+            } else {
+                emitRows(predicate, refine: false)
+            }
+        }
+    }
+
+    mutating func emitRows(_ predicate: CheckedPredicate, refine: Bool) {
+        var instruction = Instruction(refine ? .refineRows : .rows, comment: "#\(conditions.count) \(Self.text(predicate))")
+        instruction.condition = conditions.count
+        conditions.append(predicate)
+        emit(instruction)
+    }
+
+    static func flattenAnd(_ operands: [CheckedPredicate]) -> [CheckedPredicate] {
+        operands.flatMap { operand -> [CheckedPredicate] in
+            if case .and(let inner) = operand { return flattenAnd(inner) }
+            return [operand]
+        }
+    }
+
+    static func text(_ predicate: CheckedPredicate) -> String {
+        switch predicate {
+        case .constant(let value): return value ? "TRUEPREDICATE" : "FALSEPREDICATE"
+        case .and(let operands): return "(" + operands.map(text).joined(separator: " AND ") + ")"
+        case .or(let operands): return "(" + operands.map(text).joined(separator: " OR ") + ")"
+        case .not(let operand): return "NOT " + text(operand)
+        case .comparison(let comparison): return comparison.text
+        }
+    }
+
+    func isKernelCompilable(_ predicate: CheckedPredicate) -> Bool {
+        switch predicate {
+        case .constant: return true
+        case .and(let operands), .or(let operands): return operands.allSatisfy(isKernelCompilable)
+        case .not(let operand): return isKernelCompilable(operand)
+        case .comparison(let comparison): return kernelCode(comparison) != nil
+        }
+    }
+
+    // MARK: Kernel instructions
+
+    /// The column a comparison's left side reads directly, with its type, when it is one of this table's
+    /// single-valued columns.
+    private func directColumn(_ operand: CheckedOperand) -> (columnar_col_id, columnar_type)? {
+        guard case .path(let path) = operand, path.root == .object, path.steps.count == 1,
+              case .column(let column, let type, _) = path.steps[0] else { return nil }
+        return (column, type)
+    }
+
+    /// The instructions that push the comparison's mask using kernels only, or nil when it needs the row evaluator.
+    func kernelCode(_ comparison: CheckedComparison) -> [Instruction]? {
+        guard let (column, type) = directColumn(comparison.lhs) else { return nil }
+        if let upper = comparison.upperBound {
+            guard case .constant(let lower) = comparison.rhs,
+                  let low = single(.greaterThanOrEqual, lower, column: column, type: type, options: []),
+                  let high = single(.lessThanOrEqual, upper, column: column, type: type, options: []) else { return nil }
+            return [low, high, Instruction(.and)]
+        }
+        if comparison.op == .in {
+            guard case .constants(let values) = comparison.rhs else { return nil }
+            if values.isEmpty {
+                var instruction = Instruction(.constant, comment: "false (IN an empty list)")
+                instruction.flag = false
+                return [instruction]
+            }
+            if type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_BOOL, comparison.options.isEmpty {
+                var integers: [Int64] = []
+                var matchNull = false
+                for value in values {
+                    switch value {
+                    case .int(let integer): integers.append(integer)
+                    case .bool(let bool): integers.append(bool ? 1 : 0)
+                    case .null: matchNull = true
+                    default: return nil
+                    }
+                }
+                var instruction = Instruction(.inInt, comment: "\(comparison.text)")
+                instruction.column = column
+                instruction.constants = Array(Set(integers)).sorted()
+                instruction.matchNull = matchNull
+                return [instruction]
+            }
+            guard values.count <= 32 else { return nil }
+            var code: [Instruction] = []
+            for (index, value) in values.enumerated() {
+                guard let instruction = single(.equal, value, column: column, type: type, options: comparison.options)
+                else { return nil }
+                code.append(instruction)
+                if index > 0 { code.append(Instruction(.or)) }
+            }
+            return code
+        }
+        guard case .constant(let constant) = comparison.rhs else { return nil }
+        return single(comparison.op, constant, column: column, type: type, options: comparison.options).map { [$0] }
+    }
+
+    private func single(_ op: ComparisonOperator, _ constant: ScalarValue, column: columnar_col_id,
+                        type: columnar_type, options: ComparisonOptions) -> Instruction? {
+        let columnName = model.table(table)?.properties.first { $0.column == column }?.name ?? "column \(column)"
+        let comment = "\(columnName) \(op.rawValue)\(options.spelling) \(Self.describe(constant))"
+        switch type {
+        case COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_LINK:
+            guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
+            var instruction = Instruction(.compareInt, comment: comment)
+            switch constant {
+            case .int(let value) where type == COLUMNAR_TYPE_INT: instruction.constant = .int(value)
+            case .bool(let value) where type == COLUMNAR_TYPE_BOOL: instruction.constant = .int(value ? 1 : 0)
+            case .null: instruction.constant = .null
+            default: return nil
+            }
+            instruction.column = column
+            instruction.compare = compare
+            return instruction
+        case COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE:
+            guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
+            var instruction = Instruction(.compareDouble, comment: comment)
+            switch constant {
+            case .int(let value) where value.magnitude <= 1 << 53: instruction.constant = .double(Double(value))
+            case .float(let value): instruction.constant = .double(Double(value))
+            case .double(let value): instruction.constant = .double(value)
+            case .null: instruction.constant = .null
+            default: return nil
+            }
+            instruction.column = column
+            instruction.compare = compare
+            return instruction
+        case COLUMNAR_TYPE_TIMESTAMP:
+            guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
+            switch constant {
+            case .timestamp, .null: break
+            default: return nil
+            }
+            var instruction = Instruction(.compareTimestamp, comment: comment)
+            instruction.column = column
+            instruction.compare = compare
+            instruction.constant = constant
+            return instruction
+        case COLUMNAR_TYPE_OBJECTID, COLUMNAR_TYPE_UUID:
+            guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
+            switch constant {
+            case .objectId, .uuid, .null: break
+            default: return nil
+            }
+            var instruction = Instruction(.compareFixed, comment: comment)
+            instruction.column = column
+            instruction.compare = compare
+            instruction.constant = constant
+            return instruction
+        case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
+            guard let stringOp = Self.stringOp(op) else { return nil }
+            var instruction = Instruction(.matchString, comment: comment)
+            instruction.column = column
+            instruction.stringOp = stringOp
+            instruction.options = options
+            switch constant {
+            case .null: instruction.constant = .null
+            case .string(let bytes), .data(let bytes):
+                if options.isEmpty {
+                    instruction.constant = .data(bytes)
+                } else {
+                    // Only case folding of text whose folded form is ASCII runs in the kernel; the rest (diacritics,
+                    // non-ASCII needles, folded ordering) is the row evaluator's.
+                    let ordering = [COLUMNAR_STRING_LT, COLUMNAR_STRING_LE, COLUMNAR_STRING_GT, COLUMNAR_STRING_GE]
+                    guard options == .caseInsensitive, !ordering.contains(stringOp) else { return nil }
+                    let folded = StringFolding.fold(bytes, options)
+                    guard folded.allSatisfy({ $0 < 0x80 }) else { return nil }
+                    instruction.constant = .data(folded)
+                    instruction.foldCase = true
+                }
+            default: return nil
+            }
+            return instruction
+        default:
+            return nil
+        }
+    }
+
+    static func compareOp(_ op: ComparisonOperator) -> columnar_compare_op? {
+        switch op {
+        case .equal: return COLUMNAR_COMPARE_EQ
+        case .notEqual: return COLUMNAR_COMPARE_NE
+        case .lessThan: return COLUMNAR_COMPARE_LT
+        case .lessThanOrEqual: return COLUMNAR_COMPARE_LE
+        case .greaterThan: return COLUMNAR_COMPARE_GT
+        case .greaterThanOrEqual: return COLUMNAR_COMPARE_GE
+        default: return nil
+        }
+    }
+
+    static func stringOp(_ op: ComparisonOperator) -> columnar_string_op? {
+        switch op {
+        case .equal: return COLUMNAR_STRING_EQ
+        case .notEqual: return COLUMNAR_STRING_NE
+        case .beginsWith: return COLUMNAR_STRING_BEGINS_WITH
+        case .endsWith: return COLUMNAR_STRING_ENDS_WITH
+        case .contains: return COLUMNAR_STRING_CONTAINS
+        case .like: return COLUMNAR_STRING_LIKE
+        case .lessThan: return COLUMNAR_STRING_LT
+        case .lessThanOrEqual: return COLUMNAR_STRING_LE
+        case .greaterThan: return COLUMNAR_STRING_GT
+        case .greaterThanOrEqual: return COLUMNAR_STRING_GE
+        case .in: return nil
+        }
+    }
+
+    static func describe(_ value: ScalarValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .bool(let value): return value ? "TRUE" : "FALSE"
+        case .int(let value): return String(value)
+        case .float(let value): return String(value)
+        case .double(let value): return String(value)
+        case .string(let bytes): return QueryValue.quoted(String(decoding: bytes, as: UTF8.self))
+        case .data(let bytes): return "<\(bytes.count) bytes>"
+        case .timestamp(let seconds, let nanoseconds): return "T\(seconds):\(nanoseconds)"
+        case .objectId(let bytes): return "oid(\(QueryValue.hex(bytes)))"
+        case .uuid(let bytes): return "uuid(\(QueryValue.hex(bytes)))"
+        case .decimal128: return "<decimal128>"
+        case .link(_, let key): return "object \(key)"
+        }
+    }
+
+    // MARK: Index lookups
+
+    /// An IndexSeek for the first conjunct of the top-level AND that is an equality between an indexed property
+    /// of this table and a constant of its exact type.
+    func indexSeek(in predicate: CheckedPredicate) -> Instruction? {
+        let conjuncts: [CheckedPredicate]
+        if case .and(let operands) = predicate { conjuncts = Self.flattenAnd(operands) } else { conjuncts = [predicate] }
+        for conjunct in conjuncts {
+            guard case .comparison(let comparison) = conjunct, comparison.op == .equal,
+                  comparison.options.isEmpty, comparison.upperBound == nil,
+                  let (column, type) = directColumn(comparison.lhs),
+                  case .constant(let constant) = comparison.rhs, !constant.isNull,
+                  let property = model.table(table)?.properties.first(where: { $0.column == column && $0.kind == .value }),
+                  property.isIndexed else { continue }
+            let exact: Bool
+            switch (type, constant) {
+            case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
+                 (COLUMNAR_TYPE_TIMESTAMP, .timestamp), (COLUMNAR_TYPE_OBJECTID, .objectId), (COLUMNAR_TYPE_UUID, .uuid):
+                exact = true
+            default: exact = false
+            }
+            guard exact else { continue }
+            var instruction = Instruction(.indexSeek, comment: "\(property.name) == \(Self.describe(constant))")
+            instruction.column = column
+            instruction.constant = constant
+            return instruction
+        }
+        return nil
+    }
+}

@@ -1,0 +1,46 @@
+// Aggregation: @min, @max, @sum and @avg over a list of values, with RealmSwift's rules for nulls and empty input.
+//
+// Nulls are skipped. The sum of nothing is zero; the minimum, maximum and average of nothing are null. Sums of
+// integers are exact while they fit in Int64 and wrap beyond (two's complement), sums of floats and doubles are
+// taken in Double, and averages are Doubles (Decimal128 averages go through Double as well).
+
+import CColumnar
+
+enum Aggregation {
+    static func reduce(_ values: [ScalarValue], _ op: CollectionOperator, type: columnar_type,
+                       decimals: QueryDecimalSupport?) -> ScalarValue {
+        let present = values.filter { !$0.isNull }
+        switch op {
+        case .min, .max:
+            var best: ScalarValue?
+            let wanted: ComparisonOperator = op == .min ? .lessThan : .greaterThan
+            let compare = ScalarComparison(op: wanted, options: [], decimals: decimals)
+            for value in present {
+                if case .double(let double) = value, double.isNaN { continue }
+                if case .float(let float) = value, float.isNaN { continue }
+                if let current = best, !compare.holds(value, current) { continue }
+                best = value
+            }
+            return best ?? .null
+        case .sum:
+            if type == COLUMNAR_TYPE_INT {
+                var sum: Int64 = 0
+                for case .int(let value) in present { sum &+= value }
+                return .int(sum)
+            }
+            return .double(present.reduce(0) { $0 + ($1.numericDouble(decimals: decimals) ?? 0) })
+        case .avg:
+            guard !present.isEmpty else { return .null }
+            if type == COLUMNAR_TYPE_INT {
+                // Integers are summed exactly (in 128 bits) before dividing, as the kernels do.
+                var sum = Int128(0)
+                for case .int(let value) in present { sum += Int128(value) }
+                return .double(Double(sum) / Double(present.count))
+            }
+            let sum = present.reduce(0.0) { $0 + ($1.numericDouble(decimals: decimals) ?? 0) }
+            return .double(sum / Double(present.count))
+        default:
+            return .null
+        }
+    }
+}

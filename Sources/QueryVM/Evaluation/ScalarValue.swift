@@ -1,0 +1,197 @@
+// ScalarValue: one value as the query engine compares it, read from a column or taken from a query's constant.
+//
+// The kernels compare whole column arrays in C; everything they cannot do (paths through links, collections,
+// aggregates, Unicode case folding) is decided here, one value at a time. Both must agree, so the rules are
+// written down once, in docs/QueryVM.md ("Semantics"), and this file is their reference implementation.
+
+import CColumnar
+import Foundation
+
+/// A value of any type a property can hold.
+public enum ScalarValue: Hashable, Sendable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case float(Float)
+    case double(Double)
+    /// UTF-8 bytes (strings are compared as bytes, which for UTF-8 is Unicode scalar order).
+    case string([UInt8])
+    case data([UInt8])
+    case timestamp(seconds: Int64, nanoseconds: Int32)
+    case objectId([UInt8])
+    case uuid([UInt8])
+    case decimal128([UInt8])
+    /// The key of an object of `table`.
+    case link(table: columnar_table_id, key: Int64)
+
+    public var isNull: Bool { if case .null = self { return true } else { return false } }
+
+    /// The value of an engine value (strings and data are copied out of the mapping).
+    init(_ value: columnar_value, linkTarget: columnar_table_id?) {
+        if value.is_null { self = .null; return }
+        switch value.type {
+        case COLUMNAR_TYPE_INT: self = .int(value.as.i)
+        case COLUMNAR_TYPE_BOOL: self = .bool(value.as.b)
+        case COLUMNAR_TYPE_FLOAT: self = .float(value.as.f)
+        case COLUMNAR_TYPE_DOUBLE: self = .double(value.as.d)
+        case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
+            let bytes = value.as.bytes.size == 0 || value.as.bytes.data == nil ? [] :
+                Array(UnsafeRawBufferPointer(start: value.as.bytes.data, count: value.as.bytes.size))
+            self = value.type == COLUMNAR_TYPE_STRING ? .string(bytes) : .data(bytes)
+        case COLUMNAR_TYPE_TIMESTAMP:
+            self = .timestamp(seconds: value.as.timestamp.seconds, nanoseconds: value.as.timestamp.nanoseconds)
+        case COLUMNAR_TYPE_OBJECTID: self = .objectId(withUnsafeBytes(of: value.as.objectid) { Array($0) })
+        case COLUMNAR_TYPE_UUID: self = .uuid(withUnsafeBytes(of: value.as.uuid) { Array($0) })
+        case COLUMNAR_TYPE_DECIMAL128: self = .decimal128(withUnsafeBytes(of: value.as.decimal128) { Array($0) })
+        case COLUMNAR_TYPE_LINK: self = .link(table: linkTarget ?? 0, key: value.as.link)
+        default: self = .null
+        }
+    }
+
+    /// The value as a Double, for numbers (sums, averages, mixed int/double comparison).
+    func numericDouble(decimals: QueryDecimalSupport?) -> Double? {
+        switch self {
+        case .int(let value): return Double(value)
+        case .float(let value): return Double(value)
+        case .double(let value): return value
+        case .decimal128(let bits): return decimals?.toDouble(bits)
+        default: return nil
+        }
+    }
+}
+
+/// The comparison rules shared by every front end, applied one pair of values at a time.
+struct ScalarComparison {
+    let op: ComparisonOperator
+    let options: ComparisonOptions
+    let decimals: QueryDecimalSupport?
+
+    /// Whether `lhs op rhs` holds. IN is decided by the caller (membership is equality against each element).
+    func holds(_ lhs: ScalarValue, _ rhs: ScalarValue) -> Bool {
+        let op = self.op == .in ? .equal : self.op
+        // Nulls: a null equals a null and nothing else; every other operator is false with a null side.
+        if lhs.isNull || rhs.isNull {
+            switch op {
+            case .equal: return lhs.isNull && rhs.isNull
+            case .notEqual: return !(lhs.isNull && rhs.isNull)
+            default: return false
+            }
+        }
+        switch (lhs, rhs) {
+        case (.string(let left), .string(let right)), (.data(let left), .data(let right)):
+            return Self.matchBytes(left, op, right, options: options, isString: lhs.isString)
+        case (.bool(let left), .bool(let right)):
+            return order(left == right ? 0 : (left ? 1 : -1), op)
+        case (.timestamp(let ls, let ln), .timestamp(let rs, let rn)):
+            return order(ls != rs ? (ls < rs ? -1 : 1) : (ln < rn ? -1 : (ln == rn ? 0 : 1)), op)
+        case (.objectId(let left), .objectId(let right)), (.uuid(let left), .uuid(let right)):
+            return order(Self.compareBytes(left, right), op)
+        case (.link(let lt, let lk), .link(let rt, let rk)):
+            let same = lt == rt && lk == rk
+            return op == .equal ? same : (op == .notEqual ? !same : false)
+        case (.decimal128(let left), .decimal128(let right)):
+            guard let order = decimals?.compare(left, right) else { return op == .notEqual }
+            return self.order(order, op)
+        case (.decimal128(let left), _):
+            guard let right = decimals?.encode(Self.queryValue(rhs)) else { return op == .notEqual }
+            return holds(.decimal128(left), .decimal128(right))
+        case (_, .decimal128(let right)):
+            guard let left = decimals?.encode(Self.queryValue(lhs)) else { return op == .notEqual }
+            return holds(.decimal128(left), .decimal128(right))
+        default:
+            return compareNumbers(lhs, op, rhs)
+        }
+    }
+
+    /// Numbers of any width compare by value: integers exactly, mixed with floating point through Double, except
+    /// that an integer and an integral double in Int64's range compare as integers (no rounding).
+    private func compareNumbers(_ lhs: ScalarValue, _ op: ComparisonOperator, _ rhs: ScalarValue) -> Bool {
+        if case .int(let left) = lhs, case .int(let right) = rhs {
+            return order(left < right ? -1 : (left == right ? 0 : 1), op)
+        }
+        guard let left = lhs.numericDouble(decimals: nil), let right = rhs.numericDouble(decimals: nil) else {
+            return op == .notEqual
+        }
+        if case .int(let integer) = lhs, let exact = Int64(exactly: right) {
+            return order(integer < exact ? -1 : (integer == exact ? 0 : 1), op)
+        }
+        if case .int(let integer) = rhs, let exact = Int64(exactly: left) {
+            return order(exact < integer ? -1 : (exact == integer ? 0 : 1), op)
+        }
+        switch op {
+        case .equal: return left == right
+        case .notEqual: return left != right
+        case .lessThan: return left < right
+        case .lessThanOrEqual: return left <= right
+        case .greaterThan: return left > right
+        case .greaterThanOrEqual: return left >= right
+        default: return false
+        }
+    }
+
+    private func order(_ sign: Int, _ op: ComparisonOperator) -> Bool {
+        switch op {
+        case .equal: return sign == 0
+        case .notEqual: return sign != 0
+        case .lessThan: return sign < 0
+        case .lessThanOrEqual: return sign <= 0
+        case .greaterThan: return sign > 0
+        case .greaterThanOrEqual: return sign >= 0
+        default: return false
+        }
+    }
+
+    static func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
+        for (l, r) in zip(left, right) where l != r { return l < r ? -1 : 1 }
+        return left.count == right.count ? 0 : (left.count < right.count ? -1 : 1)
+    }
+
+    /// String and data operators. With `[c]`/`[d]` both sides are folded first (strings only).
+    static func matchBytes(_ lhs: [UInt8], _ op: ComparisonOperator, _ rhs: [UInt8], options: ComparisonOptions,
+                           isString: Bool) -> Bool {
+        var left = lhs, right = rhs
+        if isString && !options.isEmpty {
+            left = StringFolding.fold(lhs, options)
+            right = StringFolding.fold(rhs, options)
+        }
+        switch op {
+        case .equal: return left == right
+        case .notEqual: return left != right
+        case .lessThan: return compareBytes(left, right) < 0
+        case .lessThanOrEqual: return compareBytes(left, right) <= 0
+        case .greaterThan: return compareBytes(left, right) > 0
+        case .greaterThanOrEqual: return compareBytes(left, right) >= 0
+        case .beginsWith: return left.count >= right.count && left.prefix(right.count).elementsEqual(right)
+        case .endsWith: return left.count >= right.count && left.suffix(right.count).elementsEqual(right)
+        case .contains: return right.isEmpty || contains(left, right)
+        case .like: return Wildcard.matches(left, pattern: right)
+        case .in: return left == right
+        }
+    }
+
+    private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        let first = needle[0]
+        var start = 0
+        let last = haystack.count - needle.count
+        while start <= last {
+            if haystack[start] == first && haystack[start..<start + needle.count].elementsEqual(needle) { return true }
+            start += 1
+        }
+        return false
+    }
+
+    static func queryValue(_ value: ScalarValue) -> QueryValue {
+        switch value {
+        case .int(let value): return .int(value)
+        case .float(let value): return .float(value)
+        case .double(let value): return .double(value)
+        case .string(let bytes): return .string(String(decoding: bytes, as: UTF8.self))
+        default: return .null
+        }
+    }
+}
+
+extension ScalarValue {
+    var isString: Bool { if case .string = self { return true } else { return false } }
+}

@@ -1,0 +1,74 @@
+// Aggregates over the matching objects: min, max, sum and average of one property, nulls skipped.
+//
+// When the program scans the table and the property is one of its own numeric or date columns, each cluster's
+// column array and match mask go to the C aggregate kernel; otherwise the values are read object by object.
+
+import CColumnar
+
+/// The running result of an aggregate: how many values, their exact sum, and the extremes.
+public struct AggregateResult: Sendable {
+    /// Non-null values seen (NaN included).
+    public var count = 0
+    /// Integers: the exact sum.
+    public var integerSum = Int128(0)
+    /// Floats and doubles (and Decimal128 through Double): the sum.
+    public var doubleSum = 0.0
+    public var minimum: ScalarValue = .null
+    public var maximum: ScalarValue = .null
+
+    public init() {}
+}
+
+extension QueryExecutor {
+    /// Aggregates `path` (a single-valued path: a column, or through to-one links) over the matching objects.
+    public func aggregate(_ path: CheckedPath, candidates: [Int64] = []) throws -> AggregateResult {
+        if isScan, path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
+           [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP].contains(type) {
+            return try scanAggregate(column: column, type: type)
+        }
+        var result = AggregateResult()
+        let compareLess = ScalarComparison(op: .lessThan, options: [], decimals: evaluator.decimals)
+        try forEachMatch(candidates: candidates) { key in
+            for value in try evaluator.values(.path(path), table: program.table, key: key) where !value.isNull {
+                result.count += 1
+                switch value {
+                case .int(let integer): result.integerSum += Int128(integer)
+                default: result.doubleSum += value.numericDouble(decimals: evaluator.decimals) ?? 0
+                }
+                if case .double(let double) = value, double.isNaN { continue }
+                if case .float(let float) = value, float.isNaN { continue }
+                if result.minimum.isNull || compareLess.holds(value, result.minimum) { result.minimum = value }
+                if result.maximum.isNull || compareLess.holds(result.maximum, value) { result.maximum = value }
+            }
+        }
+        return result
+    }
+
+    private func scanAggregate(column: columnar_col_id, type: columnar_type) throws -> AggregateResult {
+        var running = columnar_aggregate()
+        try forEachCluster { cluster in
+            var view = try cluster.view(column)
+            columnar_kernel_aggregate(&view, cluster.mask, &running)
+        }
+        var result = AggregateResult()
+        result.count = Int(running.count)
+        guard running.count > 0 else { return result }
+        switch type {
+        case COLUMNAR_TYPE_INT:
+            result.integerSum = Int128(running.int_sum_high) << 64 | Int128(running.int_sum_low)
+            result.minimum = .int(running.int_min)
+            result.maximum = .int(running.int_max)
+        case COLUMNAR_TYPE_TIMESTAMP:
+            result.minimum = .timestamp(seconds: running.seconds_min, nanoseconds: running.nanos_min)
+            result.maximum = .timestamp(seconds: running.seconds_max, nanoseconds: running.nanos_max)
+        default:
+            result.doubleSum = running.double_sum
+            // Only NaNs: min and max stay null, as when reading object by object.
+            if !running.double_min.isNaN && running.double_min <= running.double_max {
+                result.minimum = type == COLUMNAR_TYPE_FLOAT ? .float(Float(running.double_min)) : .double(running.double_min)
+                result.maximum = type == COLUMNAR_TYPE_FLOAT ? .float(Float(running.double_max)) : .double(running.double_max)
+            }
+        }
+        return result
+    }
+}
