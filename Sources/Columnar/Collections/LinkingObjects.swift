@@ -63,6 +63,11 @@ public struct LinkingObjects<Element: ObjectBase>: LinkingObjectsProtocol, Custo
                              generation: core.generation)
     }
 
+    /// Where a query over these objects gets them: the backlinks of the target object (nil when unmanaged).
+    var resultsSource: (core: RealmCore, source: ResultsSource)? {
+        target.map { ($0.location.core, .backlinks($0.location, originTable: $0.originTable, originColumn: $0.originColumn)) }
+    }
+
     // MARK: Properties
 
     /// The Realm managing the objects, or nil for an unmanaged object's linking objects.

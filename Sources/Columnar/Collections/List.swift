@@ -11,7 +11,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     /// The elements of an unmanaged list.
     private var unmanaged: [Element] = []
     /// Where a managed list lives; nil for an unmanaged list.
-    private let managed: CollectionColumn?
+    let managed: CollectionColumn?
 
     /// An empty, unmanaged list.
     public init() {

@@ -12,7 +12,7 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     /// The elements of an unmanaged set, unique, in insertion order.
     private var unmanaged: [Element] = []
     /// Where a managed set lives; nil for an unmanaged set.
-    private let managed: CollectionColumn?
+    let managed: CollectionColumn?
 
     /// An empty, unmanaged set.
     public init() {

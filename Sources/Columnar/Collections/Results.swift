@@ -1,8 +1,9 @@
 // Results: the live, lazily evaluated objects of a class (`realm.objects(Dog.self)`).
 //
 // A Results value reads the Realm's current version whenever it is used: objects added or deleted since show up
-// (auto-updating). Object keys are cached per version of the data they were read from. Queries, sorting and
-// aggregates come with the query engine.
+// (auto-updating). Object keys are cached per state of the data they were read from. Its objects come from a
+// class's table or from a collection (ResultsSource), narrowed by a query, sorted and deduplicated
+// (ResultsQuery; Results+Query.swift and Results+Aggregates.swift hold the public methods).
 
 import CColumnar
 import Foundation
@@ -17,17 +18,29 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     let core: RealmCore
     /// nil when the class has no table in a read-only file: the results are empty.
     let binding: ClassBinding?
+    let source: ResultsSource
+    let query: ResultsQuery
     private let snapshot = KeySnapshot()
     private let generation: UInt64
 
-    init(core: RealmCore, binding: ClassBinding?) {
+    init(core: RealmCore, binding: ClassBinding?, source: ResultsSource = .table, query: ResultsQuery = ResultsQuery(),
+         generation: UInt64? = nil) {
         self.core = core
         self.binding = binding
-        self.generation = core.generation
+        self.source = source
+        self.query = query
+        self.generation = generation ?? core.generation
+    }
+
+    /// The same source with another selection.
+    func with(_ query: ResultsQuery) -> Results<Element> {
+        Results(core: core, binding: binding, source: source, query: query, generation: generation)
     }
 
     public static func == (lhs: Results<Element>, rhs: Results<Element>) -> Bool {
-        lhs.core === rhs.core && lhs.binding === rhs.binding
+        lhs.core === rhs.core && lhs.binding === rhs.binding && lhs.source.isTable && rhs.source.isTable
+            && lhs.query.predicateText == rhs.query.predicateText && lhs.query.sort == rhs.query.sort
+            && lhs.query.distinct == rhs.query.distinct
     }
 
     /// The Realm the results come from.
@@ -36,12 +49,18 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// Whether the results can no longer be used (their Realm was invalidated). Invalid results are empty.
     public var isInvalidated: Bool { generation != core.generation }
 
+    /// Whether the results are every object of the class, unsorted (keys then change only with the structure).
+    private var isWholeTable: Bool { source.isTable && query.isTrivial }
+
     /// The objects' keys at the Realm's current state.
-    private var keys: [columnar_key] {
+    var keys: [columnar_key] {
         guard let binding, !isInvalidated else { return [] }
-        let state = core.structureCounter
+        let state = isWholeTable ? core.structureCounter : core.changeCounter
         if snapshot.state != state {
-            do { snapshot.keys = try core.keys(of: binding.table) } catch {
+            do {
+                snapshot.keys = isWholeTable ? try core.keys(of: binding.table)
+                    : try query.keys(core: core, binding: binding, source: source)
+            } catch {
                 fatalError("Columnar: cannot read \(binding.schema.className) objects: \(error)")
             }
             snapshot.state = state
@@ -57,7 +76,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// The number of objects.
     public var count: Int {
         guard let binding, !isInvalidated else { return 0 }
-        return core.objectCount(of: binding.table)
+        if isWholeTable { return core.objectCount(of: binding.table) }
+        if snapshot.state == core.changeCounter { return snapshot.keys.count }
+        do { return try query.count(core: core, binding: binding, source: source) } catch {
+            fatalError("Columnar: cannot count \(binding.schema.className) objects: \(error)")
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -77,6 +100,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         guard let object = object as? ObjectBase, let location = object._location, let binding,
               location.binding.table == binding.table, location.core.file === core.file else { return nil }
         let keys = keys
+        guard isWholeTable else { return keys.firstIndex(of: location.key) }
         var low = 0, high = keys.count
         while low < high {
             let mid = (low + high) / 2

@@ -23,6 +23,10 @@ class PersistedCellBase {
     unowned(safe) var owner: ObjectBase?
     var isPrimaryKey = false
     var isIndexed = false
+    /// Set on the cells of the throwaway objects that name key paths (Query/KeyPathNames.swift): reads report
+    /// themselves instead of returning the value. A flag in the cell, not a thread-local lookup, so that ordinary
+    /// unmanaged reads pay one load for it and managed reads nothing.
+    var isKeyPathProbe = false
     var originProperty: String?
 
     /// The column the property's type needs.
@@ -173,6 +177,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         get {
             let cell = object[keyPath: storageKeyPath].cell
             guard object._location != nil else {
+                if cell.isKeyPathProbe { return KeyPathProbe.read(cell, of: object, wrappedKeyPath: wrappedKeyPath) }
                 if let value = cell.value { return value }
                 // Keep the default: a collection read from an unmanaged object must be the one later appends reach.
                 let value = Value._rlmDefaultValue()

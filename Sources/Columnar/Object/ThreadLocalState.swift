@@ -11,6 +11,8 @@ final class ThreadLocalState {
     var pendingCells: [PersistedCellBase] = []
     /// Above 0 while schema discovery constructs a prototype (its cells are not claimed).
     var discoveryDepth = 0
+    /// The recording of the probe cells a key path reads, while KeyPathNames reads one (Query/KeyPathNames.swift).
+    var keyPathProbe: KeyPathProbe?
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

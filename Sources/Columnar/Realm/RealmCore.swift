@@ -38,6 +38,8 @@ final class RealmCore {
     /// Bumped by `invalidate()`: objects and results from before it are invalid.
     private(set) var generation: UInt64 = 0
     private var bindings: [ObjectIdentifier: ClassBinding] = [:]
+    /// The query model of the bindings, and how many bindings it describes (see RealmCore+QueryModel.swift).
+    var queryModelCache: (bindingCount: Int, model: QueryModel)?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
 
@@ -205,6 +207,10 @@ final class RealmCore {
         }
         return bindings[ObjectIdentifier(type)]
     }
+
+    /// How many classes are bound, and their bindings (for the query model).
+    var bindingCount: Int { bindings.count }
+    func allBindings() -> [ClassBinding] { Array(bindings.values) }
 
     func requireBinding(for type: ObjectBase.Type) -> ClassBinding {
         do {

@@ -58,10 +58,13 @@ enum EngineValue {
 /// Lets `Any` values that hold an Optional be recognised as nil.
 protocol OptionalProtocol {
     var isNone: Bool { get }
+    /// The type inside the optional.
+    static var wrappedType: Any.Type { get }
 }
 
 extension Optional: OptionalProtocol {
     var isNone: Bool { self == nil }
+    static var wrappedType: Any.Type { Wrapped.self }
 }
 
 /// A null of a given engine type (for lookups by a nil primary key).

@@ -1,0 +1,209 @@
+// KeyPathNames: the property names behind Swift key paths (`\Person.name` is "name", `\Person.dog?.owner.name`
+// is "dog.owner.name"), found without the Objective-C runtime.
+//
+// RealmSwift asks the Objective-C runtime; Linux has none, and a Swift key path does not tell its components'
+// names. What does work is reading the key path: a `@Persisted` property's accessor goes through the wrapper's
+// static subscript, which knows the cell it reads. So a *probe* — an unmanaged instance of the root class whose
+// cells are marked as probe cells — is read through the key path while this thread records accesses; the
+// wrapper's subscript (Persisted.swift) reports each probe cell it reads and answers with a value that lets the
+// key path go on: a fresh probe for a link, a List or MutableSet holding one probe element (so `\.dogs[0].name`
+// and `\.dogs.first?.name` work), the declared or default value otherwise. Nothing is written to any cell, the
+// probes are never managed, and each probe claims its own pending cells when it is constructed (ObjectBase.init),
+// so no cells are left on the thread's pending stack.
+//
+// The first read of each (root class, key path) pays for a probe; the answer is cached. Who uses it: the typed
+// query builder (Query.swift) for every dynamic member, and — the internal API below — whatever else needs names
+// for key paths: `sorted(by:)`-style key path APIs and the translation of Foundation's `#Predicate`.
+//
+// Limits: a key path must read persisted properties only, one after the other along links and collections.
+// A computed property (even one that just returns a persisted property), an ignored (non-`@Persisted`)
+// property, or a path that ends inside a collection (`\.dogs[0]`, `\.dogs.count`) has no name and yields nil.
+// Key paths through a Map subscript stop there (a probe cannot guess a key: `\.dogsByName["rex"]?.name` is
+// nil), and LinkingObjects cannot hold a probe element, so `\.owners[0].name` stops with an index out of range,
+// as it would on any unmanaged object.
+
+import CColumnar
+import Foundation
+
+/// Property names for key paths of model classes.
+enum KeyPathNames {
+    /// The name of the persisted property `keyPath` reads (`\Person.name` -> "name"), or nil when the key path is
+    /// not exactly one persisted property of `Root` (a computed or ignored property, or a longer path).
+    static func propertyName<Root: ObjectBase>(for keyPath: PartialKeyPath<Root>) -> String? {
+        guard let names = propertyNames(for: keyPath, rootType: Root.self), names.count == 1 else { return nil }
+        return names[0]
+    }
+
+    /// The names of the persisted properties `keyPath` reads, in order, from `Root` through links and collections
+    /// (`\Person.dogs[0].name` -> ["dogs", "name"]), or nil when it reads something else.
+    static func propertyNames<Root: ObjectBase>(for keyPath: PartialKeyPath<Root>) -> [String]? {
+        propertyNames(for: keyPath, rootType: Root.self)
+    }
+
+    /// As `propertyNames(for:)`, for a key path whose root class is only known at run time: `rootType` must be the
+    /// key path's root or a subclass of it.
+    static func propertyNames(for keyPath: AnyKeyPath, rootType: ObjectBase.Type) -> [String]? {
+        let key = CacheKey(rootType: ObjectIdentifier(rootType), keyPath: keyPath)
+        cacheLock.lock()
+        let cached = cache[key]
+        cacheLock.unlock()
+        if let cached { return cached }
+        // Schema discovery's prototypes cannot be probes (their cells are not claimed); a lookup made during
+        // discovery answers nil without remembering it.
+        guard ThreadLocalState.current.discoveryDepth == 0 else { return nil }
+        let names = KeyPathProbe.names(for: keyPath, rootType: rootType)
+        cacheLock.lock()
+        cache[key] = names
+        cacheLock.unlock()
+        return names
+    }
+
+    /// The name a typed query uses for a dynamic member: exactly one persisted property, or a programmer error.
+    static func queryName<Root: ObjectBase, Value>(_ keyPath: KeyPath<Root, Value>) -> String {
+        guard let name = propertyName(for: keyPath) else {
+            fatalError("Columnar: \(keyPath) does not name a @Persisted property of \(Root.self); queries can only "
+                       + "use persisted properties")
+        }
+        return name
+    }
+
+    private struct CacheKey: Hashable {
+        let rootType: ObjectIdentifier
+        let keyPath: AnyKeyPath
+    }
+
+    private static let cacheLock = NSLock()
+    /// nil entries remember key paths without names, so that a failing lookup does not probe again.
+    nonisolated(unsafe) private static var cache: [CacheKey: [String]?] = [:]
+}
+
+/// The joined names of a key path's properties (`\Person.dogs[0].name` -> "dogs.name"): RealmSwift's function of
+/// the same name, for code that builds key path strings for `sorted(byKeyPath:)` or `filter`.
+public func _name<T: ObjectBase>(for keyPath: PartialKeyPath<T>) -> String {
+    guard let names = KeyPathNames.propertyNames(for: keyPath) else {
+        fatalError("Columnar: \(keyPath) does not name @Persisted properties of \(T.self)")
+    }
+    return names.joined(separator: ".")
+}
+
+/// One recording of the properties a key path reads (kept in ThreadLocalState while the key path is read).
+final class KeyPathProbe {
+    /// One read of a probe cell.
+    struct Access {
+        let object: ObjectBase
+        let cell: PersistedCellBase
+        /// The wrapper's key path from its declaring class (`\Person.name`).
+        let wrappedKeyPath: AnyKeyPath
+        /// The probe the read answered with, which a longer key path reads next (a link's object, a list's
+        /// element); nil when the value has no properties to read.
+        let next: ObjectBase?
+    }
+
+    private(set) var accesses: [Access] = []
+
+    /// Reads `keyPath` on a fresh probe of `rootType` and names the properties read, or nil.
+    static func names(for keyPath: AnyKeyPath, rootType: ObjectBase.Type) -> [String]? {
+        guard let root = makeProbe(rootType) else { return nil }
+        let state = ThreadLocalState.current
+        let recording = KeyPathProbe()
+        let outer = state.keyPathProbe
+        state.keyPathProbe = recording
+        // A key path whose root is not this class (a caller's mistake) reads nothing: `root[keyPath:]` is nil.
+        _ = root[keyPath: keyPath]
+        state.keyPathProbe = outer
+        return recording.names(from: root, keyPath: keyPath)
+    }
+
+    /// The names of a chain of reads that starts at `root` and goes on from each read's answer.
+    private func names(from root: ObjectBase, keyPath: AnyKeyPath) -> [String]? {
+        guard !accesses.isEmpty else { return nil }
+        var names: [String] = []
+        var expected: ObjectBase? = root
+        for access in accesses {
+            // A read of anything but the last answer is a computed property reading several properties.
+            guard let current = expected, access.object === current else { return nil }
+            let cells = SchemaDiscovery.cells(of: access.object)
+            guard let index = cells.firstIndex(where: { $0 === access.cell }) else { return nil }
+            names.append(SchemaDiscovery.info(for: type(of: access.object)).schema.properties[index].name)
+            expected = access.next
+        }
+        // One read is one property only if it is the key path itself, not a computed property that reads one
+        // persisted property. The wrapper's key path has its declaring class as root, so this can be checked when
+        // that is the key path's root; for inherited properties the value types must at least agree.
+        if accesses.count == 1 {
+            let access = accesses[0]
+            if type(of: access.wrappedKeyPath).rootType == type(of: keyPath).rootType {
+                guard access.wrappedKeyPath == keyPath else { return nil }
+            } else if type(of: access.wrappedKeyPath).valueType != type(of: keyPath).valueType {
+                return nil
+            }
+        }
+        return names
+    }
+
+    /// An unmanaged instance of `type` whose cells answer reads as probes.
+    static func makeProbe(_ type: ObjectBase.Type) -> ObjectBase? {
+        // Schema discovery builds prototypes without claiming their cells; a probe is an ordinary object.
+        guard ThreadLocalState.current.discoveryDepth == 0 else { return nil }
+        let probe = type.init()
+        for cell in SchemaDiscovery.cells(of: probe) { cell.isKeyPathProbe = true }
+        return probe
+    }
+
+    /// The wrapper's read of a probe cell (called from `Persisted`'s static subscript): records the read and
+    /// answers with a value the key path can go on from, leaving the cell as it is.
+    static func read<Value: _Persistable>(_ cell: PersistedCell<Value>, of object: ObjectBase,
+                                          wrappedKeyPath: AnyKeyPath) -> Value {
+        var value = cell.value ?? Value._rlmDefaultValue()
+        var next: ObjectBase?
+        let storage = Value._storage
+        if storage.type == COLUMNAR_TYPE_LINK, storage.collection == COLUMNAR_COLLECTION_NONE,
+           cell.originProperty == nil, let objectType = storage.objectType,
+           let probe = makeProbe(objectType), let linked = probe as? Value {
+            value = linked
+            next = probe
+        } else if let container = value as? KeyPathProbeContainer {
+            next = container.insertKeyPathProbeElement()
+        }
+        ThreadLocalState.current.keyPathProbe?.accesses.append(
+            Access(object: object, cell: cell, wrappedKeyPath: wrappedKeyPath, next: next))
+        return value
+    }
+}
+
+/// Collections a probe's read answers with one element in, so that key paths through an element go on.
+protocol KeyPathProbeContainer {
+    /// Adds an element (a probe for collections of objects, a default value otherwise) to this unmanaged
+    /// collection; returns the probe, or nil for values.
+    func insertKeyPathProbeElement() -> ObjectBase?
+}
+
+extension List: KeyPathProbeContainer {
+    func insertKeyPathProbeElement() -> ObjectBase? {
+        guard let (element, probe) = KeyPathProbe.probeElement(Element.self) else { return nil }
+        append(element)
+        return probe
+    }
+}
+
+extension MutableSet: KeyPathProbeContainer {
+    func insertKeyPathProbeElement() -> ObjectBase? {
+        guard let (element, probe) = KeyPathProbe.probeElement(Element.self) else { return nil }
+        insert(element)
+        return probe
+    }
+}
+
+extension KeyPathProbe {
+    /// An element for a probe collection: a probe object for object elements, the default value for values.
+    static func probeElement<Element>(_ type: Element.Type) -> (Element, ObjectBase?)? {
+        if let objectType = type as? ObjectBase.Type {
+            guard let probe = makeProbe(objectType), let element = probe as? Element else { return nil }
+            return (element, probe)
+        }
+        if let persistable = type as? any _Persistable.Type, let element = persistable._rlmDefaultValue() as? Element {
+            return (element, nil)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,156 @@
+// RealmCollection+Query: filtering, sorting, distinct and aggregates on List, MutableSet and LinkingObjects of
+// objects. Each builds Results over the collection's current elements (in the collection's order) and hands the
+// call to Results, so every collection answers queries exactly as Results do. The RLMArray-style names
+// (`objects(where:)`, `sortedResults(usingKeyPath:ascending:)`, `distinctResults(usingKeyPaths:)`) map onto the
+// same calls.
+//
+// Only managed collections can be queried: an unmanaged collection's objects are not in a Realm, which is where
+// queries run, so those calls stop with a message saying so (RealmSwift refuses them as well).
+
+import CColumnar
+import QueryVM
+
+/// A collection of objects that can be queried: List, MutableSet and LinkingObjects of objects. (Public only so
+/// that the query methods it provides are; the requirement is an implementation detail.)
+public protocol QueryableObjectCollection {
+    associatedtype Element: RealmCollectionValue
+    /// The Results over the collection's elements; stops for an unmanaged collection.
+    func _elementResults(_ method: String) -> Results<Element>
+}
+
+extension QueryableObjectCollection {
+    static func makeResults<Object>(_ type: Object.Type, core: RealmCore, source: ResultsSource) -> Results<Element> {
+        guard let objectType = Object.self as? ObjectBase.Type else {
+            fatalError("Columnar: only collections of objects can be queried; \(Object.self) is not an object type")
+        }
+        return Results(core: core, binding: core.requireBinding(for: objectType), source: source)
+    }
+
+    static func unmanaged(_ method: String) -> Never {
+        fatalError("Columnar: \(method) may only be called on a managed collection (one that belongs to an object "
+                   + "in a Realm)")
+    }
+}
+
+extension List: QueryableObjectCollection where Element: ObjectBase {
+    public func _elementResults(_ method: String) -> Results<Element> {
+        guard let managed else { Self.unmanaged(method) }
+        return Self.makeResults(Element.self, core: managed.core, source: .collection(managed))
+    }
+}
+
+extension MutableSet: QueryableObjectCollection where Element: ObjectBase {
+    public func _elementResults(_ method: String) -> Results<Element> {
+        guard let managed else { Self.unmanaged(method) }
+        return Self.makeResults(Element.self, core: managed.core, source: .collection(managed))
+    }
+}
+
+extension LinkingObjects: QueryableObjectCollection where Element: RealmCollectionValue {
+    public func _elementResults(_ method: String) -> Results<Element> {
+        guard let (core, source) = resultsSource else { Self.unmanaged(method) }
+        return Self.makeResults(Element.self, core: core, source: source)
+    }
+}
+
+extension QueryableObjectCollection {
+    /// The elements that satisfy a predicate-format string.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try _elementResults("filter").filtered(predicateFormat, args) } catch {
+            fatalError("Columnar: \(error)")
+        }
+    }
+
+    /// Like `filter(_:_:)`, but a malformed or ill-typed query throws a `ColumnarError`.
+    public func filter(checking predicateFormat: String, _ args: Any...) throws -> Results<Element> {
+        try _elementResults("filter").filtered(predicateFormat, args)
+    }
+
+    /// The position of the first element that satisfies a predicate-format string, or nil.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        let all = _elementResults("index(matching:)")
+        do { return all.firstPosition(in: try all.filtered(predicateFormat, args)) } catch {
+            fatalError("Columnar: \(error)")
+        }
+    }
+
+    /// The elements that satisfy a typed query (`where { $0.price > 5 }`).
+    public func `where`(_ isIncluded: ((Query<Element>) -> Query<Bool>)) -> Results<Element> {
+        _elementResults("where").where(isIncluded)
+    }
+
+    /// The position of the first element that satisfies a typed query, or nil.
+    public func index(matching isIncluded: ((Query<Element>) -> Query<Bool>)) -> Int? {
+        let all = _elementResults("index(matching:)")
+        return all.firstPosition(in: all.where(isIncluded))
+    }
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        _elementResults("sorted").sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        _elementResults("sorted").sorted(by: sortDescriptors)
+    }
+
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        _elementResults("distinct").distinct(by: keyPaths)
+    }
+
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? {
+        _elementResults("min(ofProperty:)").min(ofProperty: property)
+    }
+
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? {
+        _elementResults("max(ofProperty:)").max(ofProperty: property)
+    }
+
+    public func sum<T: AddableType>(ofProperty property: String) -> T {
+        _elementResults("sum(ofProperty:)").sum(ofProperty: property)
+    }
+
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        _elementResults("average(ofProperty:)").average(ofProperty: property)
+    }
+
+    // MARK: RLMArray names
+
+    /// RLMArray's `objectsWhere:`: the elements that satisfy a predicate-format string.
+    public func objects(where predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try _elementResults("objects(where:)").filtered(predicateFormat, args) } catch {
+            fatalError("Columnar: \(error)")
+        }
+    }
+
+    /// RLMArray's `sortedResultsUsingKeyPath:ascending:`.
+    public func sortedResults(usingKeyPath keyPath: String, ascending: Bool) -> Results<Element> {
+        sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// RLMArray's `sortedResultsUsingDescriptors:`.
+    public func sortedResults(using sortDescriptors: [SortDescriptor]) -> Results<Element> {
+        sorted(by: sortDescriptors)
+    }
+
+    /// RLMArray's `distinctResultsUsingKeyPaths:`.
+    public func distinctResults(usingKeyPaths keyPaths: [String]) -> Results<Element> {
+        distinct(by: keyPaths)
+    }
+}
+
+extension Results {
+    /// RLMResults' `objectsWhere:`.
+    public func objects(where predicateFormat: String, _ args: Any...) -> Results<Element> {
+        do { return try filtered(predicateFormat, args) } catch { fatalError("Columnar: \(error)") }
+    }
+
+    /// RLMResults' `sortedResultsUsingKeyPath:ascending:`.
+    public func sortedResults(usingKeyPath keyPath: String, ascending: Bool) -> Results<Element> {
+        sorted(byKeyPath: keyPath, ascending: ascending)
+    }
+
+    /// RLMResults' `distinctResultsUsingKeyPaths:`.
+    public func distinctResults(usingKeyPaths keyPaths: [String]) -> Results<Element> {
+        distinct(by: keyPaths)
+    }
+}

@@ -1,0 +1,81 @@
+// RealmCore+QueryModel: describes the bound model classes to the query engine.
+//
+// QueryVM resolves property names against a QueryModel: per table, each property's Swift name, column, type,
+// collection kind, index and link target, and for linking-objects properties the origin table and column. The
+// model is built from the class bindings when a query needs it and rebuilt when more classes are bound. The
+// Decimal128 closures give the engine this module's decimal arithmetic.
+
+import CColumnar
+import QueryVM
+
+extension RealmCore {
+    /// The query model of every class bound so far (binding the origin classes of linking-objects properties).
+    func queryModel() -> QueryModel {
+        if let cached = queryModelCache, cached.bindingCount == bindingCount { return cached.model }
+        // Linking objects name their origin class, which no link of the bound classes may reach: bind those too.
+        var known = -1
+        while known != bindingCount {
+            known = bindingCount
+            for binding in allBindings() {
+                for property in binding.schema.properties where property.type == .linkingObjects {
+                    if let originType = property.storage.objectType { _ = try? self.binding(for: originType) }
+                }
+            }
+        }
+        var tables: [QueryTable] = []
+        for binding in allBindings() {
+            var properties: [QueryProperty] = []
+            for (index, property) in binding.schema.properties.enumerated() {
+                let storage = property.storage
+                let target = storage.objectType.flatMap { try? self.binding(for: $0) }?.table  // bound already
+                if property.type == .linkingObjects {
+                    guard let originType = storage.objectType, let origin = try? self.binding(for: originType),
+                          let originIndex = origin.schema.properties.firstIndex(where: {
+                              $0.name == property.linkOriginPropertyName }) else { continue }
+                    properties.append(QueryProperty(
+                        name: property.name,
+                        kind: .linkingObjects(originTable: origin.table, originColumn: origin.columns[originIndex]),
+                        column: COLUMNAR_NO_COLUMN, type: COLUMNAR_TYPE_LINK, isNullable: false,
+                        targetTable: origin.table))
+                    continue
+                }
+                let kind: QueryProperty.Kind
+                switch storage.collection {
+                case COLUMNAR_COLLECTION_LIST: kind = .list
+                case COLUMNAR_COLLECTION_SET: kind = .set
+                case COLUMNAR_COLLECTION_DICT: kind = .map
+                default: kind = .value
+                }
+                properties.append(QueryProperty(
+                    name: property.name, kind: kind, column: binding.columns[index], type: storage.type,
+                    isNullable: storage.nullable, isIndexed: property.isIndexed, isPrimaryKey: property.isPrimary,
+                    targetTable: target))
+            }
+            tables.append(QueryTable(id: binding.table, className: binding.schema.className, properties: properties))
+        }
+        let model = QueryModel(tables: tables, decimals: Self.decimalSupport)
+        queryModelCache = (bindingCount, model)
+        return model
+    }
+
+    /// Decimal128 arithmetic for queries: constants parse from their text or number, values compare numerically.
+    static let decimalSupport = QueryDecimalSupport(
+        encode: { value in
+            let decimal: Decimal128?
+            switch value {
+            case .int(let integer): decimal = Decimal128(exactly: integer)
+            case .double(let double): decimal = Decimal128(floatLiteral: double)
+            case .float(let float): decimal = Decimal128(floatLiteral: Double(float))
+            case .string(let text): decimal = try? Decimal128(string: text)
+            default: decimal = nil
+            }
+            return decimal.map { value in value.withUnsafeBytes { Array($0) } }
+        },
+        compare: { left, right in
+            let lhs = left.withUnsafeBytes { Decimal128(rawBytes: $0) }
+            let rhs = right.withUnsafeBytes { Decimal128(rawBytes: $0) }
+            if lhs.isNaN || rhs.isNaN { return nil }
+            return lhs < rhs ? -1 : (lhs == rhs ? 0 : 1)
+        },
+        toDouble: { bits in bits.withUnsafeBytes { Decimal128(rawBytes: $0) }.doubleValue })
+}

@@ -1,0 +1,128 @@
+// Results+Aggregates: min, max, sum and average of a property over the results, with RealmSwift's types and
+// rules: nulls are skipped; the sum of no values is zero; the minimum, maximum and average of no values are nil.
+// Over a whole table (or a filter the kernels decide), the engine aggregates each cluster's column array in C.
+
+import CColumnar
+import Foundation
+import QueryVM
+
+extension Results {
+    /// The smallest value of a property (numbers and dates), or nil when there are no non-null values.
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? {
+        guard let result = aggregate(property, .minMax) else { return nil }
+        return AggregateConversion.value(result.minimum, as: T.self, property: property)
+    }
+
+    /// The largest value of a property (numbers and dates), or nil when there are no non-null values.
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? {
+        guard let result = aggregate(property, .minMax) else { return nil }
+        return AggregateConversion.value(result.maximum, as: T.self, property: property)
+    }
+
+    /// The sum of a numeric property; zero when there are no values.
+    public func sum<T: AddableType>(ofProperty property: String) -> T {
+        let result = aggregate(property, .sumAverage) ?? AggregateResult()
+        let total: ScalarValue
+        if let path = resolvedPath(property, .sumAverage), path.type == COLUMNAR_TYPE_INT {
+            guard let exact = Int64(exactly: result.integerSum) else {
+                fatalError("Columnar: the sum of '\(property)' (\(result.integerSum)) does not fit in Int64")
+            }
+            total = .int(exact)
+        } else {
+            total = .double(result.doubleSum)
+        }
+        guard let value = AggregateConversion.value(total, as: T.self, property: property) else {
+            fatalError("Columnar: cannot express the sum of '\(property)' as \(T.self)")
+        }
+        return value
+    }
+
+    /// The mean of a numeric property, or nil when there are no non-null values.
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        guard let result = aggregate(property, .sumAverage), result.count > 0 else { return nil }
+        let total = result.integerSum != 0 ? Double(result.integerSum) + result.doubleSum : result.doubleSum
+        return AggregateConversion.value(.double(total / Double(result.count)), as: T.self, property: property)
+    }
+
+    private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse) -> CheckedPath? {
+        guard let binding else { return nil }
+        do {
+            return try TypeChecker.resolveKeyPath(property, table: binding.table, model: core.queryModel(), for: use)
+        } catch {
+            fatalError("Columnar: \(error)")
+        }
+    }
+
+    /// Aggregates the property over the results (nil when the results have no table).
+    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse) -> AggregateResult? {
+        guard let binding, let path = resolvedPath(property, use), !isInvalidated else { return nil }
+        do {
+            if query.distinct.isEmpty {
+                let executor = query.executor(core: core, binding: binding, source: source)
+                return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [])
+            }
+            // Distinct results: aggregate exactly the objects they hold.
+            let program = QueryCompiler.compile(.constant(true), table: binding.table, model: core.queryModel(),
+                                                source: .keys)
+            let executor = QueryExecutor(program: program, transaction: core.currentTransaction,
+                                         decimals: RealmCore.decimalSupport)
+            return try executor.aggregate(path, candidates: keys)
+        } catch {
+            fatalError("Columnar: cannot aggregate '\(property)': \(error)")
+        }
+    }
+}
+
+/// Converts an aggregate's value to the type the caller asked for.
+enum AggregateConversion {
+    static func value<T>(_ value: ScalarValue, as type: T.Type, property: String) -> T? {
+        let any: Any?
+        switch value {
+        case .null: return nil
+        case .int(let integer): any = integer
+        case .float(let float): any = float
+        case .double(let double): any = double
+        case .timestamp(let seconds, let nanoseconds):
+            any = Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
+        case .decimal128(let bits): any = bits.withUnsafeBytes { Decimal128(rawBytes: $0) }
+        default: any = nil
+        }
+        guard let any else { return nil }
+        if let exact = any as? T { return exact }
+        let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
+        if let persistable = target as? any _Persistable.Type, let converted = persistable._convert(fromAny: any) {
+            return (converted as Any) as? T
+        }
+        if let number = NumericConversion.convert(any, to: target) { return number as? T }
+        fatalError("Columnar: cannot express the value of '\(property)' (\(any)) as \(T.self)")
+    }
+}
+
+/// Numeric conversions between the aggregate's value and the requested number type (truncating toward zero for
+/// integers, as RealmSwift's NSNumber conversions do).
+enum NumericConversion {
+    static func convert(_ value: Any, to type: Any.Type) -> Any? {
+        let double: Double
+        switch value {
+        case let integer as Int64: double = Double(integer)
+        case let float as Float: double = Double(float)
+        case let number as Double: double = number
+        default: return nil
+        }
+        switch type {
+        case is Int.Type: return Int(exactly: double.rounded(.towardZero))
+        case is Int8.Type: return Int8(exactly: double.rounded(.towardZero))
+        case is Int16.Type: return Int16(exactly: double.rounded(.towardZero))
+        case is Int32.Type: return Int32(exactly: double.rounded(.towardZero))
+        case is Int64.Type:
+            if let integer = value as? Int64 { return integer }
+            return Int64(exactly: double.rounded(.towardZero))
+        case is Float.Type: return Float(double)
+        case is Double.Type: return double
+        case is Decimal128.Type:
+            if let integer = value as? Int64 { return Decimal128(exactly: integer) }
+            return Decimal128(floatLiteral: double)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,109 @@
+// ResultsQuery and ResultsSource: what a Results value selects and where its objects come from, and the step
+// that turns the two into object keys with the query engine.
+//
+// A Results value is lazy: `filter`, `sorted` and `distinct` only record a checked predicate, sort descriptors and
+// distinct key paths (checked when they are made, so mistakes surface at the call). The keys are computed when the
+// results are read, against the Realm's current state, and cached until the Realm changes.
+
+import CColumnar
+import QueryVM
+
+/// Where the objects of a Results value come from.
+enum ResultsSource {
+    /// Every object of the class.
+    case table
+    /// The objects of a managed list or set of links, in its order.
+    case collection(CollectionColumn)
+    /// The objects linking to an object through one link column (a LinkingObjects property).
+    case backlinks(ObjectLocation, originTable: columnar_table_id, originColumn: columnar_col_id)
+
+    /// The keys of the objects to test, or nil for the whole table.
+    func candidateKeys(in core: RealmCore) throws -> [Int64]? {
+        let txn = core.currentTransaction
+        switch self {
+        case .table:
+            return nil
+        case .collection(let column):
+            guard !column.isInvalidated else { return [] }
+            var size: UInt64 = 0
+            try Engine.check(columnar_coll_size(txn, column.table, column.key, column.column, &size))
+            var keys: [Int64] = []
+            keys.reserveCapacity(Int(size))
+            var value = columnar_value()
+            for index in 0..<size {
+                try Engine.check(columnar_coll_get(txn, column.table, column.key, column.column, index, &value))
+                if !value.is_null { keys.append(value.as.link) }
+            }
+            return keys
+        case .backlinks(let location, let originTable, let originColumn):
+            guard core.objectExists(location) else { return [] }
+            var count: UInt64 = 0
+            try Engine.check(columnar_backlink_count(txn, location.binding.table, location.key, originTable,
+                                                     originColumn, &count))
+            var keys: [Int64] = []
+            for index in 0..<count {
+                var key: columnar_key = 0
+                try Engine.check(columnar_backlink_get(txn, location.binding.table, location.key, originTable,
+                                                       originColumn, index, &key))
+                keys.append(key)
+            }
+            return keys
+        }
+    }
+
+    var isTable: Bool { if case .table = self { return true } else { return false } }
+}
+
+/// The selection a Results value applies to its source: checked predicate, sort keys, distinct key paths.
+struct ResultsQuery {
+    var predicate: CheckedPredicate?
+    /// The predicate's text, for `description` and `explain`.
+    var predicateText: [String] = []
+    /// Primary key first.
+    var sort: [SortDescriptor] = []
+    var distinct: [String] = []
+
+    var isTrivial: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty }
+
+    /// The compiled program and an executor for it in the core's current transaction.
+    func executor(core: RealmCore, binding: ClassBinding, source: ResultsSource) -> QueryExecutor {
+        let model = core.queryModel()
+        let program = QueryCompiler.compile(predicate ?? .constant(true), table: binding.table, model: model,
+                                            source: source.isTable ? .table : .keys)
+        return QueryExecutor(program: program, transaction: core.currentTransaction, decimals: model.decimals)
+    }
+
+    /// The keys of the selected objects, in order.
+    func keys(core: RealmCore, binding: ClassBinding, source: ResultsSource) throws -> [Int64] {
+        let model = core.queryModel()
+        let executor = executor(core: core, binding: binding, source: source)
+        let candidates = try source.candidateKeys(in: core)
+        let sortKeys = try sort.map {
+            SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: binding.table, model: model, for: .sort),
+                    ascending: $0.ascending)
+        }
+        var keys: [Int64]
+        if sortKeys.isEmpty {
+            keys = try executor.matchingKeys(candidates: candidates ?? [])
+        } else if let candidates {
+            keys = try executor.sortKeys(try executor.matchingKeys(candidates: candidates), by: sortKeys)
+        } else {
+            keys = try executor.sortedMatchingKeys(by: sortKeys)
+        }
+        if !distinct.isEmpty {
+            let paths = try distinct.map {
+                try TypeChecker.resolveKeyPath($0, table: binding.table, model: model, for: .distinct)
+            }
+            keys = try executor.distinctKeys(keys, by: paths)
+        }
+        return keys
+    }
+
+    /// The number of selected objects, without materializing keys where the engine can count directly.
+    func count(core: RealmCore, binding: ClassBinding, source: ResultsSource) throws -> Int {
+        guard distinct.isEmpty, source.isTable else {
+            return try keys(core: core, binding: binding, source: source).count
+        }
+        return try executor(core: core, binding: binding, source: source).count()
+    }
+}
