@@ -27,19 +27,28 @@ let package = Package(
         ),
         // The system SQLite, for side-by-side benchmarks and differential tests.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // Plain C loops over an int64_t array: the baseline columnar-bench's query suite measures scans against.
+        // The same C settings as CColumnar, so both are compiled alike.
+        .target(
+            name: "CBenchBaseline",
+            cSettings: [
+                .define("_GNU_SOURCE"),
+                .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter", "-fno-strict-aliasing"]),
+            ]
+        ),
         .target(name: "QueryVM", dependencies: ["CColumnar"]),
         .target(name: "Columnar", dependencies: ["QueryVM", "CColumnar"]),
         .executableTarget(
             name: "columnar-bench",
             dependencies: [
-                "Columnar", "CColumnar", "CSQLite",
+                "Columnar", "CColumnar", "CSQLite", "CBenchBaseline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // The read-only file inspection tool: header, schema, tables, nodes, space map, integrity walk.
         .executableTarget(
             name: "columnar-inspect",
-            dependencies: ["CColumnar", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["CColumnar", "QueryVM", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Test support: temporary databases, seeded random data, child processes.
         .target(name: "ColumnarTestSupport", dependencies: ["CColumnar"], path: "Tests/ColumnarTestSupport"),

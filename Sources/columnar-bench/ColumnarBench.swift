@@ -1,6 +1,7 @@
 // columnar-bench: runs the same workloads on Columnar and on SQLite in one process and prints one table.
-// Two suites: storage (each engine's C API; Workload.swift) and objects (Columnar's Swift object API against
-// SQLite's C API; ObjectWorkload.swift), selected with --suite.
+// Three suites: storage (each engine's C API; Workload.swift), objects (Columnar's Swift object API against
+// SQLite's C API; ObjectWorkload.swift) and query (Results' filter, count, aggregates and sorts against SQLite with
+// indexes and a plain C loop; QueryWorkload.swift), selected with --suite.
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -24,7 +25,11 @@ struct ColumnarBench: ParsableCommand {
             Object suite (Columnar through its Swift object API: Realm, Object, @Persisted; SQLite through its C \
             API): --objects objects of five properties added in one durable write transaction; one Int property \
             of every object read; --lookups objects found by primary key. Both engines commit durably \
-            (Columnar: durability FULL; SQLite: WAL with synchronous=FULL).
+            (Columnar: durability FULL; SQLite: WAL with synchronous=FULL). \
+            Query suite (Columnar through Results; SQLite with an index on every filtered or sorted column; a plain \
+            C loop over an int64_t array for the scans): count of intCol > x (50 % and 1 % match), sum, min, max and \
+            average over --scan-objects objects; count of stringCol BEGINSWITH 'ab', sort by an Int and by a \
+            String reading every id, over --objects objects; --lookups lookups of an indexed String.
             """)
 
     static let defaultObjectCount = 1_000_000
@@ -33,8 +38,11 @@ struct ColumnarBench: ParsableCommand {
     static let quickObjectCount = 50_000
     static let quickCommitCount = 300
     static let quickLookupCount = 10_000
+    static let defaultScanObjectCount = 10_000_000
+    static let quickScanObjectCount = 200_000
+    static let queryRepetitions = 5
 
-    @Option(help: "Workloads to run: storage (C API), objects (Swift object API) or all.")
+    @Option(help: "Workloads to run: storage (C API), objects (Swift object API), query (Results queries) or all.")
     var suite: BenchSuite = .all
 
     @Option(help: "Objects in the bulk-insert and object tables (default 1,000,000; 50,000 with --quick).")
@@ -43,8 +51,17 @@ struct ColumnarBench: ParsableCommand {
     @Option(help: "Single-object durable commits (default 2,000; 300 with --quick).")
     var commits: Int?
 
-    @Option(help: "Primary-key lookups of the object suite (default 100,000; 10,000 with --quick).")
+    @Option(help: """
+        Primary-key lookups of the object suite and indexed-string lookups of the query suite \
+        (default 100,000; 10,000 with --quick).
+        """)
     var lookups: Int?
+
+    @Option(help: """
+        Objects of the query suite's scan table, for counts and aggregates (default 10,000,000; 200,000 with \
+        --quick). Its sorts and prefix count use --objects objects.
+        """)
+    var scanObjects: Int?
 
     @Flag(help: "Small sizes, for a run of well under a minute.")
     var quick = false
@@ -62,8 +79,8 @@ struct ColumnarBench: ParsableCommand {
     var seed: UInt64 = 20_240_601
 
     @Option(help: """
-        Objects per cluster Columnar writes in the storage suite (default: the engine's default, 256); \
-        the object suite's Realm always uses the default.
+        Objects per cluster Columnar writes in the storage suite and the query suite's tables (default: the \
+        engine's default, 256); the object suite's Realm always uses the default.
         """)
     var clusterSize: UInt32?
 
@@ -71,6 +88,7 @@ struct ColumnarBench: ParsableCommand {
         if let objects, objects < 1 { throw ValidationError("--objects must be at least 1") }
         if let commits, commits < 1 { throw ValidationError("--commits must be at least 1") }
         if let lookups, lookups < 1 { throw ValidationError("--lookups must be at least 1") }
+        if let scanObjects, scanObjects < 1 { throw ValidationError("--scan-objects must be at least 1") }
         if let clusterSize, clusterSize < 1 || clusterSize > 65_536 {
             throw ValidationError("--cluster-size must be 1 to 65,536")
         }
@@ -83,6 +101,8 @@ struct ColumnarBench: ParsableCommand {
             commitCount: commits ?? (quick ? Self.quickCommitCount : Self.defaultCommitCount),
             updateTableObjectCount: 10_000,
             lookupCount: lookups ?? (quick ? Self.quickLookupCount : Self.defaultLookupCount),
+            scanObjectCount: scanObjects ?? (quick ? Self.quickScanObjectCount : Self.defaultScanObjectCount),
+            queryRepetitions: Self.queryRepetitions,
             seed: seed)
 
         let directory = try dir.map(Self.prepareDirectory) ?? Self.makeTemporaryDirectory()
@@ -93,20 +113,24 @@ struct ColumnarBench: ParsableCommand {
         let engines: [any BenchmarkEngine] = suite.includesStorage ? [columnar, sqlite] : []
         let objectEngines: [any ObjectBenchmarkEngine] =
             suite.includesObjects ? [ColumnarObjectEngine(), sqlite] : []
+        let queryEngines: [any QueryBenchmarkEngine] =
+            suite.includesQuery ? [ColumnarQueryEngine(clusterSize: clusterSize), sqlite, PlainLoopBaseline()] : []
         let machine = MachineInfo.current(databaseDirectory: directory,
                                           sqliteVersion: String(cString: sqlite3_libversion()))
         Self.log(machine.line)
         var runner = WorkloadRunner(configuration: configuration, engines: engines, objectEngines: objectEngines,
-                                    directory: directory, keepFiles: dir != nil, progress: { Self.log("  " + $0) })
+                                    queryEngines: queryEngines, directory: directory, keepFiles: dir != nil,
+                                    progress: { Self.log("  " + $0) })
         let results = try runner.runAll()
         if suite.includesStorage { Self.log("Columnar commit path: \(columnar.commitPathDescription)") }
 
-        // One line per engine set-up; SQLite serves both suites and is listed once.
+        // One line per engine set-up; SQLite serves every suite and is listed once. Then the unmeasured setup steps.
         var engineSetups: [String] = []
-        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
+        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 } + queryEngines.map { $0 }
         for engine in everyEngine where !engineSetups.contains(engine.setupDescription) {
             engineSetups.append(engine.setupDescription)
         }
+        engineSetups += runner.setupNotes
         let report = Report(
             machine: machine,
             configuration: configuration,

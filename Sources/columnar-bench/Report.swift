@@ -1,7 +1,8 @@
 // Report: turns the results into the one table people read, or into JSON for programs.
 //
 // One row per workload and engine: throughput, latency percentiles, size on disk, peak memory, and on
-// Columnar's rows the ratio of its throughput to SQLite's (above 1: Columnar is faster).
+// Columnar's rows the ratio of its throughput to SQLite's (above 1: Columnar is faster), and, where the query
+// suite ran the plain C loop, to the C loop's.
 
 import Foundation
 
@@ -16,6 +17,8 @@ struct Report: Codable {
 
     static let comparedEngine = "Columnar"
     static let baselineEngine = "SQLite"
+    /// The query suite's plain C loop (PlainLoopBaseline): a second ratio column when it ran.
+    static let loopEngine = "C loop"
 
     func json() throws -> String {
         let encoder = JSONEncoder()
@@ -36,28 +39,39 @@ struct Report: Codable {
             sizes.append("object API: \(Self.grouped(configuration.objectCount)) objects (insert, read 1 int prop), "
                 + "\(Self.grouped(configuration.lookupCount)) primary-key lookups")
         }
+        if configuration.suite.includesQuery {
+            sizes.append("queries: \(Self.grouped(configuration.scanObjectCount)) objects (counts, aggregates), "
+                + "\(Self.grouped(configuration.objectCount)) objects (prefix count, sorts), "
+                + "\(Self.grouped(configuration.lookupCount)) indexed lookups, each query timed "
+                + "\(configuration.queryRepetitions) times after one untimed run")
+        }
         lines.append("suite \(configuration.suite.rawValue); sizes: " + sizes.joined(separator: "; ")
             + "; seed \(configuration.seed)")
         lines += engineSetups
         lines.append("")
 
+        let hasLoop = results.contains { $0.engine == Self.loopEngine }
         let header = ["workload", "engine", "ops/s", "p50 µs", "p99 µs", "max µs", "file size", "peak RSS",
                       "\(Self.comparedEngine)/\(Self.baselineEngine)"]
+            + (hasLoop ? ["\(Self.comparedEngine)/\(Self.loopEngine)"] : [])
         var rows: [[String]] = [header]
+        // Three decimals below 0.1, so a ratio of 0.004 does not print as 0.00.
+        func ratioText(_ ratio: Double?) -> String {
+            ratio.map { Self.format($0, decimals: $0 < 0.1 ? 3 : 2) + "×" } ?? ""
+        }
         for result in results {
             let latency = result.latency
             rows.append([
                 result.workload,
                 result.engine,
-                Self.grouped(Int(result.operationsPerSecond.rounded())),
+                Self.throughput(result.operationsPerSecond),
                 latency.map { Self.microseconds($0.p50Microseconds) } ?? "-",
                 latency.map { Self.microseconds($0.p99Microseconds) } ?? "-",
                 latency.map { Self.microseconds($0.maxMicroseconds) } ?? "-",
                 Self.mebibytes(result.fileSizeBytes),
                 Self.mebibytes(result.peakMemoryBytes),
-                // Three decimals below 0.1, so a ratio of 0.004 does not print as 0.00.
-                ratio(for: result).map { Self.format($0, decimals: $0 < 0.1 ? 3 : 2) + "×" } ?? "",
-            ])
+                ratioText(ratio(for: result, against: Self.baselineEngine)),
+            ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine))] : []))
         }
         let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         let leftAligned: Set<Int> = [0, 1]
@@ -81,6 +95,14 @@ struct Report: Codable {
         }
         lines.append("\(Self.comparedEngine)/\(Self.baselineEngine): \(Self.comparedEngine)'s throughput divided by "
             + "\(Self.baselineEngine)'s on the same workload (above 1: \(Self.comparedEngine) is faster).")
+        if configuration.suite.includesQuery {
+            lines.append("query rows: ops/s are queries a second (lookups a second on the lookup row), each query "
+                + "over all the objects named in the workload; latencies are per query.")
+        }
+        if hasLoop {
+            lines.append("\(Self.comparedEngine)/\(Self.loopEngine): the same against a plain C loop over an int64_t "
+                + "array of the same values (1: as fast as the loop; 0.33: three times slower).")
+        }
         lines.append(peakMemoryIsPerRun
             ? "peak RSS: VmHWM, reset before each run (both engines share one process)."
             : "peak RSS: the process's maximum so far (the kernel refused a reset): later rows include earlier ones.")
@@ -89,11 +111,11 @@ struct Report: Codable {
         return lines.joined(separator: "\n")
     }
 
-    /// Columnar's throughput over SQLite's for the same workload, on Columnar's row.
-    private func ratio(for result: WorkloadResult) -> Double? {
+    /// Columnar's throughput over another engine's (`baselineEngine`) for the same workload, on Columnar's row.
+    private func ratio(for result: WorkloadResult, against baselineEngine: String) -> Double? {
         guard result.engine == Self.comparedEngine,
               let baseline = results.first(where: {
-                  $0.workload == result.workload && $0.engine == Self.baselineEngine
+                  $0.workload == result.workload && $0.engine == baselineEngine
               }),
               baseline.operationsPerSecond > 0
         else { return nil }
@@ -126,6 +148,19 @@ struct Report: Codable {
             end = start
         }
         return (value < 0 ? "-" : "") + groups.joined(separator: ",")
+    }
+
+    /// Operations per second: whole numbers, with decimals below 100 so that a slow query (a fraction of a
+    /// query a second) does not print as 0.
+    static func throughput(_ value: Double) -> String {
+        value >= 100 ? grouped(Int(value.rounded())) : format(value, decimals: value >= 10 ? 1 : 2)
+    }
+
+    /// A count for a workload's name: 10M, 200k, 1,500.
+    static func shortCount(_ value: Int) -> String {
+        if value >= 1_000_000 && value % 1_000_000 == 0 { return "\(value / 1_000_000)M" }
+        if value >= 1_000 && value % 1_000 == 0 { return "\(value / 1_000)k" }
+        return grouped(value)
     }
 
     static func microseconds(_ value: Double) -> String {

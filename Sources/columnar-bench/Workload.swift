@@ -8,7 +8,8 @@
 //   b. single-object commits: `commitCount` durable write transactions, each updating one object of a
 //      10,000-object table; latency per commit. Afterwards the table is reopened and checked.
 // (Letters follow the project's workload list; c runs before b because it reuses a's file.)
-// The object suite (`--suite objects`: Columnar through its Swift object API) is in ObjectWorkload.swift.
+// The object suite (`--suite objects`: Columnar through its Swift object API) is in ObjectWorkload.swift, the
+// query suite (`--suite query`: Results' filter, count, aggregates and sorts) in QueryWorkload.swift.
 
 import Columnar
 #if canImport(Glibc)
@@ -150,19 +151,26 @@ struct BenchConfiguration: Codable {
     var objectCount: Int
     var commitCount: Int
     var updateTableObjectCount: Int
-    /// Primary-key lookups of the object suite.
+    /// Primary-key lookups of the object suite, and indexed-string lookups of the query suite.
     var lookupCount: Int
+    /// Objects of the query suite's scan table (counts and aggregates); its item table has `objectCount`.
+    var scanObjectCount: Int
+    /// Timed runs of each query of the query suite (after one untimed run).
+    var queryRepetitions: Int
     var seed: UInt64
 }
 
-/// Which workloads a run executes: the storage engine's (through the C API), the object API's, or both.
+/// Which workloads a run executes: the storage engine's (through the C API), the object API's, the query
+/// engine's, or all of them.
 enum BenchSuite: String, Codable, CaseIterable {
     case storage
     case objects
+    case query
     case all
 
-    var includesStorage: Bool { self != .objects }
-    var includesObjects: Bool { self != .storage }
+    var includesStorage: Bool { self == .storage || self == .all }
+    var includesObjects: Bool { self == .objects || self == .all }
+    var includesQuery: Bool { self == .query || self == .all }
 }
 
 /// The outcome of one workload on one engine.
@@ -185,6 +193,8 @@ struct WorkloadRunner {
     let engines: [any BenchmarkEngine]
     /// The engines of the object suite (Columnar's Swift object API; SQLite's C API on the same data).
     let objectEngines: [any ObjectBenchmarkEngine]
+    /// The engines of the query suite (Columnar's Results API, SQLite, the plain C loop).
+    let queryEngines: [any QueryBenchmarkEngine]
     let directory: String
     /// Whether database files stay in `directory` after their workloads (for inspection) or are removed.
     let keepFiles: Bool
@@ -192,23 +202,27 @@ struct WorkloadRunner {
     let progress: (String) -> Void
     /// Whether the peak-memory figures are per run (see PeakMemory).
     private(set) var peakMemoryIsPerRun = true
+    /// Lines about unmeasured setup steps (how the query suite's tables were written, how long it took).
+    var setupNotes: [String] = []
 
     init(configuration: BenchConfiguration, engines: [any BenchmarkEngine],
-         objectEngines: [any ObjectBenchmarkEngine], directory: String, keepFiles: Bool,
-         progress: @escaping (String) -> Void) {
+         objectEngines: [any ObjectBenchmarkEngine], queryEngines: [any QueryBenchmarkEngine], directory: String,
+         keepFiles: Bool, progress: @escaping (String) -> Void) {
         self.configuration = configuration
         self.engines = engines
         self.objectEngines = objectEngines
+        self.queryEngines = queryEngines
         self.directory = directory
         self.keepFiles = keepFiles
         self.progress = progress
     }
 
-    /// Runs the suites the configuration selects: storage first, then objects.
+    /// Runs the suites the configuration selects: storage first, then objects, then queries.
     mutating func runAll() throws -> [WorkloadResult] {
         var results: [WorkloadResult] = []
         if configuration.suite.includesStorage { results += try runStorageSuite() }
         if configuration.suite.includesObjects { results += try runObjectSuite() }
+        if configuration.suite.includesQuery { results += try runQuerySuite() }
         return results
     }
 

@@ -3,6 +3,7 @@
 import ArgumentParser
 import CColumnar
 import Foundation
+import QueryVM
 
 struct DumpCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,7 +24,12 @@ struct DumpCommand: ParsableCommand {
             (--json is the same); csv prints RFC 4180 CSV with a header row (collections as JSON text); table \
             prints aligned columns with long cells cut at --width characters.
 
-            Filtering rows with a predicate (--where) needs the query language, which is not built yet.
+            --where PREDICATE keeps the rows that satisfy a predicate in RealmSwift's predicate-format syntax \
+            (docs/QueryVM.md), e.g. "age > 3 AND name BEGINSWITH[c] 'r'", run by Columnar's query engine. \
+            Properties are named by their stored column names, as `schema` lists them; links, lists, sets and \
+            dictionaries can be followed (owner.name, ANY toys.brand == 'x', tags.@count > 2). A malformed \
+            query, an unknown property or a type mismatch is reported with its offset in the query, and exits 2 \
+            before any row is printed.
 
             Unlike the other subcommands, dump reads through the engine's ordinary open, which refuses a file \
             whose top structures are damaged; use `verify` on such a file.
@@ -33,6 +39,7 @@ struct DumpCommand: ParsableCommand {
 
             EXAMPLES
               columnar-inspect dump data.columnar Person --limit 10
+              columnar-inspect dump data.columnar Dog --where "age >= 3 AND owner.name == 'Ann'"
               columnar-inspect dump --format csv data.columnar Person > person.csv
             """)
 
@@ -47,6 +54,11 @@ struct DumpCommand: ParsableCommand {
 
     @Option(help: "Rows to print at most (default: all).")
     var limit: Int?
+
+    @Option(name: .customLong("where"), help: ArgumentHelp(
+        "Only the objects satisfying this predicate (predicate-format syntax, stored property names).",
+        valueName: "predicate"))
+    var predicate: String?
 
     @Option(help: "Output format: json, csv or table (default table; json with --json).")
     var format: Format?
@@ -90,17 +102,34 @@ struct DumpCommand: ParsableCommand {
         // JSON and CSV rows are written as they are read, so a large table needs no memory for its rows; the
         // aligned table needs every row first to size its columns.
         var writer = RowWriter(format: format, table: name, columns: columns.map { fixedString($0.info.name) })
-        writer.begin()
-        do {
-            try database.forEachKey(tableID) { key in
-                if let limit, printedRows >= limit { return false }
-                let values = try columns.map { try database.value(tableID, key, $0.id, $0.info) }
-                if format == .table { rows.append((key, values)) } else { writer.row(key: key, values: values) }
-                printedRows += 1
-                return true
+        let visit = { (key: Int64) throws -> Bool in
+            if let limit, printedRows >= limit { return false }
+            let values = try columns.map { try database.value(tableID, key, $0.id, $0.info) }
+            if format == .table { rows.append((key, values)) } else { writer.row(key: key, values: values) }
+            printedRows += 1
+            return true
+        }
+        if let predicate {
+            // Check the query before anything is printed, so that a mistake leaves no partial output.
+            var matching: [Int64] = []
+            do {
+                try database.forEachMatchingKey(tableID, predicate: predicate) { matching.append($0); return true }
+            } catch let error as ColumnarError {
+                try Opening.unreadable(options, "--where: \(error.message)", findings: [])
             }
-        } catch let error as EngineFailure {
-            failure = error
+            writer.begin()
+            do {
+                for key in matching where try !visit(key) { break }
+            } catch let error as EngineFailure {
+                failure = error
+            }
+        } else {
+            writer.begin()
+            do {
+                try database.forEachKey(tableID, visit)
+            } catch let error as EngineFailure {
+                failure = error
+            }
         }
         if format == .table {
             var text = TextTable(["key"] + columns.map { fixedString($0.info.name) }, rightAligned: [0])

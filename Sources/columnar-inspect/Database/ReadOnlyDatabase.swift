@@ -30,6 +30,9 @@ final class ReadOnlyDatabase {
         columnar_close(db)
     }
 
+    /// Runs `body` with the read transaction (for the query engine, which takes the transaction itself).
+    func withTransaction<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(txn) }
+
     /// Names of the live tables, by id (columnar_table_count, columnar_table_info_get).
     func tableNames() -> [UInt32: String] {
         var count: UInt32 = 0

@@ -1,0 +1,361 @@
+// ColumnarQueryEngine: the query suite on Columnar through its Swift API, as an application writes queries:
+// `realm.objects(T.self).filter("intCol > %@", x).count`, `sum(ofProperty:)`, `sorted(byKeyPath:)` and reading
+// each object's id, `filter("indexedString == %@", v).first`. Each measured query builds its Results afresh, so
+// parsing, type checking and compiling the predicate are part of every query, as they are in an application.
+//
+// The tables are written through the C API (columnar_obj_create + columnar_obj_set in one write transaction per
+// table) after the Realm has created them: ten million objects through the object API would make the setup, which
+// is not measured, dominate the run.
+//
+// For the scans the engine also times the same work done straight on the C API (columnar_scan_* and
+// columnar_kernel_* called from a plain loop, no QueryVM): the floor the Results API could reach. The difference
+// is the Swift and VM overhead per query; the notes print both, and for sorts the time spent sorting against the
+// time spent reading the objects' ids.
+
+import CColumnar
+import Columnar
+import Foundation
+
+/// The scan table's object: one Int property.
+final class ScanRecord: Object, @unchecked Sendable {
+    @Persisted var intCol: Int
+}
+
+/// The item table's object: an Int primary key, an Int and a String to filter and sort by, an indexed String.
+final class QueryRecord: Object, @unchecked Sendable {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var intCol: Int
+    @Persisted var stringCol: String
+    @Persisted(indexed: true) var indexedString: String
+}
+
+/// Throws when a C API call returned anything but COLUMNAR_OK (details from the thread's last-error record).
+private func check(_ rc: Int32, _ call: @autoclosure () -> String) throws {
+    if rc != COLUMNAR_OK { throw BenchError.columnar(call: call(), error: ColumnarError.fromLastError(rc)) }
+}
+
+final class ColumnarQueryEngine: QueryBenchmarkEngine {
+    let name = "Columnar"
+    let fileExtension = "realm"
+    /// Objects per cluster the tables are written with; nil for the engine's default.
+    private let clusterSize: UInt32?
+
+    init(clusterSize: UInt32? = nil) {
+        self.clusterSize = clusterSize
+    }
+
+    var setupDescription: String {
+        "Columnar queries through the object API (Realm, Results: filter, count, sum/min/max/average, sorted), "
+            + "one read transaction per workload, tables written with cluster size "
+            + (clusterSize.map { "\($0)" } ?? "\(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)")
+    }
+
+    func dataFiles(at path: String) -> [String] { [path] }
+    func allFiles(at path: String) -> [String] { [path, path + ".lock"] }
+
+    /// Lookups run untimed before the measured ones, to map the index's and table's pages.
+    static let warmUpLookups = 1_000
+
+    // MARK: Setup
+
+    func createQueryTables(path: String, data: QueryDataSet) throws -> [String] {
+        // The Realm creates both tables with the model's columns and index, then closes with this scope.
+        do { _ = try Self.open(path) }
+        let start = MonotonicClock.nowNanoseconds()
+        var options = columnar_open_options()
+        options.flags = 0
+        options.durability = COLUMNAR_DURABILITY_FULL
+        options.cluster_size = clusterSize ?? 0
+        var handle: OpaquePointer?
+        try check(columnar_open(path, &options, &handle), "columnar_open(\(path))")
+        guard let db = handle else { throw BenchError.setup("columnar_open returned no handle") }
+        defer { columnar_close(db) }
+
+        try withWriteTransaction(db) { txn in
+            let table = try findTable(txn, "ScanRecord")
+            let intColumn = try findColumn(txn, table, "intCol")
+            var value = columnar_value()
+            value.type = COLUMNAR_TYPE_INT
+            for intValue in data.scanValues {
+                var key: columnar_key = 0
+                try check(columnar_obj_create(txn, table, &key), "columnar_obj_create")
+                value.as.i = intValue
+                try check(columnar_obj_set(txn, table, key, intColumn, &value), "columnar_obj_set(intCol)")
+            }
+        }
+        let scanDone = MonotonicClock.nowNanoseconds()
+        try withWriteTransaction(db) { txn in
+            let table = try findTable(txn, "QueryRecord")
+            let intColumn = try findColumn(txn, table, "intCol")
+            let stringColumn = try findColumn(txn, table, "stringCol")
+            let indexedColumn = try findColumn(txn, table, "indexedString")
+            var value = columnar_value()
+            for id in 0 ..< data.itemCount {
+                var key: columnar_key = 0
+                value.type = COLUMNAR_TYPE_INT
+                value.as.i = Int64(id)
+                try check(columnar_obj_create_with_primary_key(txn, table, &value, &key),
+                          "columnar_obj_create_with_primary_key(\(id))")
+                value.as.i = data.itemInts[id]
+                try check(columnar_obj_set(txn, table, key, intColumn, &value), "columnar_obj_set(intCol)")
+                value.type = COLUMNAR_TYPE_STRING
+                try data.itemStrings[id].withBytes { bytes in
+                    value.as.bytes.data = bytes.baseAddress
+                    value.as.bytes.size = bytes.count
+                    try check(columnar_obj_set(txn, table, key, stringColumn, &value), "columnar_obj_set(stringCol)")
+                }
+                var indexed = data.indexedString(id: id)
+                try indexed.withUTF8 { bytes in
+                    value.as.bytes.data = UnsafeRawPointer(bytes.baseAddress)
+                    value.as.bytes.size = bytes.count
+                    try check(columnar_obj_set(txn, table, key, indexedColumn, &value),
+                              "columnar_obj_set(indexedString)")
+                }
+            }
+        }
+        let end = MonotonicClock.nowNanoseconds()
+        return [
+            "setup (not measured): \(Report.grouped(data.scanValues.count)) + \(Report.grouped(data.itemCount)) "
+                + "objects written through the C API (columnar_obj_create/_with_primary_key + columnar_obj_set), one "
+                + "durable write transaction per table: "
+                + "\(Self.seconds(scanDone - start)) + \(Self.seconds(end - scanDone))",
+        ]
+    }
+
+    // MARK: Queries
+
+    func run(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder) throws
+        -> QueryAnswer
+    {
+        let answer = try runThroughRealm(query, path: path, repetitions: repetitions, recorder: &recorder)
+        // The Realm is closed now: time the same scan on the C API alone (see the top of this file).
+        if query.readsScanTable {
+            let floor = try scanOnCAPI(query, path: path, repetitions: repetitions)
+            guard floor.answer == answer.integerValue || floor.answer == nil else {
+                throw BenchError.wrongAnswer(engine: name + " (C API)",
+                                             what: "\(query) gave \(floor.answer!) on the C API and \(answer) through Results")
+            }
+            recorder.notes.append("the same scan on the C API alone: \(WorkloadRunner.duration(nanoseconds: floor.kernelNanoseconds)) "
+                + "a query (columnar_scan_next + columnar_scan_column + kernel), of which walking the clusters and "
+                + "viewing the column \(WorkloadRunner.duration(nanoseconds: floor.walkNanoseconds))")
+        }
+        return answer
+    }
+
+    private func runThroughRealm(_ query: BenchQuery, path: String, repetitions: Int,
+                                 recorder: inout LatencyRecorder) throws -> QueryAnswer {
+        let realm = try Self.open(path)
+        // Every query starts from new Results, so nothing one run computed can serve the next.
+        var scan: Results<ScanRecord> { realm.objects(ScanRecord.self) }
+        var items: Results<QueryRecord> { realm.objects(QueryRecord.self) }
+
+        if case .lookups(let values) = query {
+            func lookUp(_ value: String) throws -> Int64 {
+                guard let item = items.filter("indexedString == %@", value).first else {
+                    throw BenchError.wrongAnswer(engine: name, what: "no object with indexedString \(value)")
+                }
+                return Int64(item.id)
+            }
+            for value in values.prefix(Self.warmUpLookups) { _ = try lookUp(value) }
+            var ids: [Int64] = []
+            ids.reserveCapacity(values.count)
+            recorder.startRun()
+            for value in values { ids.append(try recorder.measure { try lookUp(value) }) }
+            recorder.endRun()
+            if let value = values.first {
+                recorder.notes.append("program: " + Self.oneLine(items.filter("indexedString == %@", value).explain()))
+            }
+            // Where a lookup's time goes: the object API's own lookup by primary key (materializing the object
+            // and reading its id, without a predicate), for comparison.
+            let start = MonotonicClock.nowNanoseconds()
+            var pkSum: Int64 = 0
+            for id in ids { pkSum &+= Int64(realm.object(ofType: QueryRecord.self, forPrimaryKey: Int(id))?.id ?? -1) }
+            let pkNanoseconds = Double(MonotonicClock.nowNanoseconds() - start) / Double(max(1, ids.count))
+            guard pkSum == ids.reduce(0, &+) else {
+                throw BenchError.wrongAnswer(engine: name, what: "object(ofType:forPrimaryKey:) found other objects")
+            }
+            recorder.notes.append("for comparison, realm.object(ofType:forPrimaryKey:) of the same objects then "
+                + "reading the id: \(WorkloadRunner.duration(nanoseconds: pkNanoseconds)) a lookup")
+            return .ids(ids)
+        }
+
+        var sortNanoseconds: UInt64 = 0
+        var readNanoseconds: UInt64 = 0
+        func sortedIDs(_ keyPath: String) -> QueryAnswer {
+            let start = MonotonicClock.nowNanoseconds()
+            let sorted = items.sorted(byKeyPath: keyPath)
+            _ = sorted.first  // computes the sorted keys
+            let sortedAt = MonotonicClock.nowNanoseconds()
+            var ids: [Int64] = []
+            ids.reserveCapacity(items.count)
+            for item in sorted { ids.append(Int64(item.id)) }
+            sortNanoseconds += sortedAt - start
+            readNanoseconds += MonotonicClock.nowNanoseconds() - sortedAt
+            return .ids(ids)
+        }
+        func runOnce() -> QueryAnswer {
+            switch query {
+            case .countGreater(let threshold): return .integer(Int64(scan.filter("intCol > %@", threshold).count))
+            case .sum: return .integer(Int64(scan.sum(ofProperty: "intCol") as Int))
+            case .minimum: return (scan.min(ofProperty: "intCol") as Int?).map { .integer(Int64($0)) } ?? .ids([])
+            case .maximum: return (scan.max(ofProperty: "intCol") as Int?).map { .integer(Int64($0)) } ?? .ids([])
+            case .average: return (scan.average(ofProperty: "intCol") as Double?).map { .double($0) } ?? .ids([])
+            case .countBeginsWith(let prefix):
+                return .integer(Int64(items.filter("stringCol BEGINSWITH %@", prefix).count))
+            case .sortByInt, .sortByString: return sortedIDs(query.sortKeyPath)
+            case .lookups: preconditionFailure("handled above")
+            }
+        }
+
+        _ = runOnce()
+        sortNanoseconds = 0
+        readNanoseconds = 0
+        var answer = QueryAnswer.ids([])
+        recorder.startRun()
+        for _ in 0 ..< repetitions { answer = recorder.measure { runOnce() } }
+        recorder.endRun()
+
+        switch query {
+        case .countGreater(let threshold):
+            recorder.notes.append("program: " + Self.oneLine(scan.filter("intCol > %@", threshold).explain()))
+        case .countBeginsWith(let prefix):
+            recorder.notes.append("program: " + Self.oneLine(items.filter("stringCol BEGINSWITH %@", prefix).explain()))
+        case .sortByInt, .sortByString:
+            let perQuery = Double(repetitions)
+            // Of the reading: iterating alone (each object materialized, its id not read), once.
+            let sorted = items.sorted(byKeyPath: query.sortKeyPath)
+            _ = sorted.first
+            let iterationStart = MonotonicClock.nowNanoseconds()
+            var objectCount = 0
+            for _ in sorted { objectCount += 1 }
+            let iterationNanoseconds = MonotonicClock.nowNanoseconds() - iterationStart
+            recorder.notes.append("sorting (computing the sorted keys) "
+                + "\(WorkloadRunner.duration(nanoseconds: Double(sortNanoseconds) / perQuery)), reading every "
+                + "object's id \(WorkloadRunner.duration(nanoseconds: Double(readNanoseconds) / perQuery)) a query; "
+                + "iterating the \(objectCount) objects without reading the id takes "
+                + WorkloadRunner.duration(nanoseconds: Double(iterationNanoseconds)))
+        default:
+            break
+        }
+        return answer
+    }
+
+    /// A scan query done directly on the C API: (mean ns a query with the kernel, mean ns of the cluster walk
+    /// and column views alone, the answer of the kernel run for counts, sums, minima and maxima).
+    private func scanOnCAPI(_ query: BenchQuery, path: String, repetitions: Int) throws
+        -> (kernelNanoseconds: Double, walkNanoseconds: Double, answer: Int64?)
+    {
+        var options = columnar_open_options()
+        options.flags = COLUMNAR_OPEN_READ_ONLY.rawValue
+        var handle: OpaquePointer?
+        try check(columnar_open(path, &options, &handle), "columnar_open(\(path))")
+        guard let db = handle else { throw BenchError.setup("columnar_open returned no handle") }
+        defer { columnar_close(db) }
+        var transaction: OpaquePointer?
+        try check(columnar_txn_begin_read(db, &transaction), "columnar_txn_begin_read")
+        guard let txn = transaction else { throw BenchError.setup("columnar_txn_begin_read returned nothing") }
+        defer { columnar_txn_rollback(txn) }
+        let table = try findTable(txn, "ScanRecord")
+        let column = try findColumn(txn, table, "intCol")
+        let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(columnar_scan_max_rows()))
+        defer { mask.deallocate() }
+
+        /// One pass over the table; with `kernel` false only the walk and the views.
+        func pass(kernel: Bool) throws -> Int64? {
+            var scan: OpaquePointer?
+            try check(columnar_scan_open(txn, table, &scan), "columnar_scan_open")
+            defer { columnar_scan_close(scan) }
+            var cluster = columnar_cluster()
+            var view = columnar_column_view()
+            var matches: UInt64 = 0
+            var aggregate = columnar_aggregate()
+            while true {
+                let rc = columnar_scan_next(scan, &cluster)
+                if rc == COLUMNAR_ENOTFOUND { break }
+                try check(rc, "columnar_scan_next")
+                try check(columnar_scan_column(scan, column, &view), "columnar_scan_column")
+                guard kernel else { continue }
+                if case .countGreater(let threshold) = query {
+                    columnar_kernel_compare_int(&view, COLUMNAR_COMPARE_GT, threshold, false, mask)
+                    matches += columnar_mask_count(mask, cluster.row_count)
+                } else {
+                    columnar_kernel_aggregate(&view, nil, &aggregate)
+                }
+            }
+            switch query {
+            case .countGreater: return Int64(matches)
+            case .sum: return Int64(truncatingIfNeeded: aggregate.int_sum_low)
+            case .minimum: return aggregate.count > 0 ? aggregate.int_min : nil
+            case .maximum: return aggregate.count > 0 ? aggregate.int_max : nil
+            default: return nil
+            }
+        }
+
+        func meanNanoseconds(kernel: Bool) throws -> (Double, Int64?) {
+            var answer = try pass(kernel: kernel)  // warm-up
+            let start = MonotonicClock.nowNanoseconds()
+            for _ in 0 ..< repetitions { answer = try pass(kernel: kernel) }
+            return (Double(MonotonicClock.nowNanoseconds() - start) / Double(repetitions), answer)
+        }
+        let (kernelNanoseconds, answer) = try meanNanoseconds(kernel: true)
+        let (walkNanoseconds, _) = try meanNanoseconds(kernel: false)
+        return (kernelNanoseconds, walkNanoseconds, answer)
+    }
+
+    // MARK: Helpers
+
+    private static func open(_ path: String) throws -> Realm {
+        try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                     objectTypes: [ScanRecord.self, QueryRecord.self]))
+    }
+
+    private func withWriteTransaction(_ db: OpaquePointer, _ body: (OpaquePointer) throws -> Void) throws {
+        var transaction: OpaquePointer?
+        try check(columnar_txn_begin_write(db, &transaction), "columnar_txn_begin_write")
+        guard let txn = transaction else { throw BenchError.setup("columnar_txn_begin_write returned nothing") }
+        do { try body(txn) } catch {
+            columnar_txn_rollback(txn)
+            throw error
+        }
+        try check(columnar_txn_commit(txn), "columnar_txn_commit")
+    }
+
+    private func findTable(_ txn: OpaquePointer, _ name: String) throws -> columnar_table_id {
+        var table: columnar_table_id = 0
+        try check(columnar_table_find(txn, name, &table), "columnar_table_find(\(name))")
+        return table
+    }
+
+    private func findColumn(_ txn: OpaquePointer, _ table: columnar_table_id, _ name: String) throws
+        -> columnar_col_id
+    {
+        var column: columnar_col_id = 0
+        try check(columnar_column_find(txn, table, name, &column), "columnar_column_find(\(name))")
+        return column
+    }
+
+    /// `explain()`'s lines joined into one, for a note.
+    private static func oneLine(_ text: String) -> String {
+        text.split(separator: "\n").map { $0.trimmingSpaces() }.joined(separator: " | ")
+    }
+
+    private static func seconds(_ nanoseconds: UInt64) -> String {
+        Report.format(Double(nanoseconds) / 1e9, decimals: 2) + " s"
+    }
+}
+
+extension BenchQuery {
+    /// The property a sort query sorts by.
+    var sortKeyPath: String {
+        if case .sortByString = self { return "stringCol" }
+        return "intCol"
+    }
+}
+
+extension QueryAnswer {
+    /// The answer as an integer, when it is one.
+    var integerValue: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+}
