@@ -193,13 +193,17 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
             readNanoseconds += MonotonicClock.nowNanoseconds() - sortedAt
             return .ids(ids)
         }
-        func runOnce() -> QueryAnswer {
+        func present<Value>(_ value: Value?) throws -> Value {
+            guard let value else { throw BenchError.wrongAnswer(engine: name, what: "\(query) returned nil") }
+            return value
+        }
+        func runOnce() throws -> QueryAnswer {
             switch query {
             case .countGreater(let threshold): return .integer(Int64(scan.filter("intCol > %@", threshold).count))
             case .sum: return .integer(Int64(scan.sum(ofProperty: "intCol") as Int))
-            case .minimum: return (scan.min(ofProperty: "intCol") as Int?).map { .integer(Int64($0)) } ?? .ids([])
-            case .maximum: return (scan.max(ofProperty: "intCol") as Int?).map { .integer(Int64($0)) } ?? .ids([])
-            case .average: return (scan.average(ofProperty: "intCol") as Double?).map { .double($0) } ?? .ids([])
+            case .minimum: return .integer(Int64(try present(scan.min(ofProperty: "intCol") as Int?)))
+            case .maximum: return .integer(Int64(try present(scan.max(ofProperty: "intCol") as Int?)))
+            case .average: return .double(try present(scan.average(ofProperty: "intCol") as Double?))
             case .countBeginsWith(let prefix):
                 return .integer(Int64(items.filter("stringCol BEGINSWITH %@", prefix).count))
             case .sortByInt, .sortByString: return sortedIDs(query.sortKeyPath)
@@ -207,12 +211,12 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
             }
         }
 
-        _ = runOnce()
+        _ = try runOnce()
         sortNanoseconds = 0
         readNanoseconds = 0
         var answer = QueryAnswer.ids([])
         recorder.startRun()
-        for _ in 0 ..< repetitions { answer = recorder.measure { runOnce() } }
+        for _ in 0 ..< repetitions { answer = try recorder.measure { try runOnce() } }
         recorder.endRun()
 
         switch query {
