@@ -41,7 +41,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// The entries of an unmanaged map.
     private var unmanaged: [String: Value] = [:]
     /// Where a managed map lives; nil for an unmanaged map.
-    private let managed: CollectionColumn?
+    let managed: CollectionColumn?
 
     /// An empty, unmanaged map.
     public init() {

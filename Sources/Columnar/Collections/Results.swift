@@ -3,7 +3,9 @@
 // A Results value reads the Realm's current version whenever it is used: objects added or deleted since show up
 // (auto-updating). Object keys are cached per state of the data they were read from. Its objects come from a
 // class's table or from a collection (ResultsSource), narrowed by a query, sorted and deduplicated
-// (ResultsQuery; Results+Query.swift and Results+Aggregates.swift hold the public methods).
+// (ResultsQuery; Results+Query.swift and Results+Aggregates.swift hold the public methods). Results of a collection
+// of values (`list.filter("self > 3")`, `Results<Int>`) hold element positions as keys and read the values at
+// them (ValueCollection+Query.swift).
 
 import CColumnar
 import Foundation
@@ -16,7 +18,7 @@ final class KeySnapshot {
 
 public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringConvertible {
     let core: RealmCore
-    /// nil when the class has no table in a read-only file: the results are empty.
+    /// nil when the class has no table in a read-only file (the results are empty), and for results of values.
     let binding: ClassBinding?
     let source: ResultsSource
     let query: ResultsQuery
@@ -52,16 +54,18 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// Whether the results are every object of the class, unsorted (keys then change only with the structure).
     private var isWholeTable: Bool { source.isTable && query.isTrivial }
 
-    /// The objects' keys at the Realm's current state.
+    /// The objects' keys (for results of values, the elements' positions) at the Realm's current state.
     var keys: [columnar_key] {
-        guard let binding, !isInvalidated else { return [] }
+        guard !isInvalidated else { return [] }
         let state = isWholeTable ? core.structureCounter : core.changeCounter
         if snapshot.state != state {
+            guard let target else { return [] }
             do {
-                snapshot.keys = isWholeTable ? try core.keys(of: binding.table)
-                    : try query.keys(core: core, binding: binding, source: source)
+                snapshot.keys = isWholeTable ? try core.keys(of: target.table)
+                    : try query.keys(core: core, target: target, source: source)
             } catch {
-                fatalError("Columnar: cannot read \(binding.schema.className) objects: \(error)")
+                fatalError("Columnar: cannot read \(target.className) \(source.holdsValues ? "values" : "objects"): "
+                           + "\(error)")
             }
             snapshot.state = state
         }
@@ -69,17 +73,19 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     }
 
     private func element(key: columnar_key) -> Element {
-        let type = Element.self as! ObjectBase.Type
-        return core.materialize(type, key: key) as! Element
+        if case .values(let column) = source { return valueElement(at: key, of: column) }
+        return core.materialize(Self.objectType, key: key) as! Element
     }
 
     /// The number of objects.
     public var count: Int {
-        guard let binding, !isInvalidated else { return 0 }
-        if isWholeTable { return core.objectCount(of: binding.table) }
-        if snapshot.state == core.changeCounter { return snapshot.keys.count }
-        do { return try query.count(core: core, binding: binding, source: source) } catch {
-            fatalError("Columnar: cannot count \(binding.schema.className) objects: \(error)")
+        guard !isInvalidated else { return 0 }
+        if !isWholeTable && snapshot.state == core.changeCounter { return snapshot.keys.count }
+        guard let target else { return 0 }
+        if isWholeTable { return core.objectCount(of: target.table) }
+        do { return try query.count(core: core, target: target, source: source) } catch {
+            fatalError("Columnar: cannot count \(target.className) \(source.holdsValues ? "values" : "objects"): "
+                       + "\(error)")
         }
     }
 
@@ -95,8 +101,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     public var first: Element? { keys.first.map(element(key:)) }
     public var last: Element? { keys.last.map(element(key:)) }
 
-    /// The position of an object in the results, or nil.
+    /// The position of an object (or value) in the results, or nil.
     public func index(of object: Element) -> Int? {
+        if source.holdsValues { return firstIndex(of: object) }
         guard let object = object as? ObjectBase, let location = object._location, let binding,
               location.binding.table == binding.table, location.core.file === core.file else { return nil }
         let keys = keys
@@ -156,15 +163,30 @@ extension Results: RandomAccessCollection {
         private let keys: [columnar_key]
         private var position = 0
 
+        /// For results of values: the values, read when iteration began (positions move when the collection
+        /// changes, values do not).
+        private let values: [Element]?
+        /// The Realm's change counter when the keys were read: while it stays the same no object can have been
+        /// deleted, and the per-object existence check (a tree descent) is skipped.
+        private let changeState: UInt64
+
         init(_ results: Results<Element>) {
             self.results = results
             self.keys = results.keys
+            self.changeState = results.core.changeCounter
+            self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
         }
 
         public mutating func next() -> Element? {
+            if let values {
+                guard position < values.count else { return nil }
+                position += 1
+                return values[position - 1]
+            }
             while position < keys.count {
                 let key = keys[position]
                 position += 1
+                if results.core.changeCounter == changeState { return results.element(key: key) }
                 let object = results.element(key: key)
                 if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
                     return object

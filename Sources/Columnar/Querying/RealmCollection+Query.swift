@@ -1,21 +1,26 @@
-// RealmCollection+Query: filtering, sorting, distinct and aggregates on List, MutableSet and LinkingObjects of
-// objects. Each builds Results over the collection's current elements (in the collection's order) and hands the
-// call to Results, so every collection answers queries exactly as Results do. The RLMArray-style names
-// (`objects(where:)`, `sortedResults(usingKeyPath:ascending:)`, `distinctResults(usingKeyPaths:)`) map onto the
-// same calls.
+// RealmCollection+Query: filtering, sorting, distinct and aggregates on List, MutableSet and LinkingObjects, of
+// objects or (List, MutableSet) of values. Each builds Results over the collection's current elements (in the
+// collection's order) and hands the call to Results, so every collection answers queries exactly as Results do.
+// A collection of values is queried through the key path `self` (ValueCollection+Query.swift adds `min()`,
+// `sorted(ascending:)` and the other value-only forms). The RLMArray-style names (`objects(where:)`,
+// `sortedResults(usingKeyPath:ascending:)`, `distinctResults(usingKeyPaths:)`) map onto the same calls.
 //
-// Only managed collections can be queried: an unmanaged collection's objects are not in a Realm, which is where
-// queries run, so those calls stop with a message saying so (RealmSwift refuses them as well).
+// Only managed collections can be filtered, sorted and deduplicated: an unmanaged collection's elements are not in
+// a Realm, which is where queries run, so those calls stop with a message saying so (RealmSwift refuses them as
+// well). Aggregates of an unmanaged collection are computed in memory with the same rules, as RealmSwift does
+// (UnmanagedAggregate.swift).
 
 import CColumnar
 import QueryVM
 
-/// A collection of objects that can be queried: List, MutableSet and LinkingObjects of objects. (Public only so
-/// that the query methods it provides are; the requirement is an implementation detail.)
+/// A collection that can be queried: List and MutableSet (of objects or values) and LinkingObjects. (Public only so
+/// that the query methods it provides are; the requirements are an implementation detail.)
 public protocol QueryableObjectCollection {
     associatedtype Element: RealmCollectionValue
     /// The Results over the collection's elements; stops for an unmanaged collection.
     func _elementResults(_ method: String) -> Results<Element>
+    /// The elements of an unmanaged collection (which aggregates read in memory); nil for a managed one.
+    var _unmanagedElements: [Element]? { get }
 }
 
 extension QueryableObjectCollection {
@@ -32,18 +37,22 @@ extension QueryableObjectCollection {
     }
 }
 
-extension List: QueryableObjectCollection where Element: ObjectBase {
+extension List: QueryableObjectCollection {
     public func _elementResults(_ method: String) -> Results<Element> {
         guard let managed else { Self.unmanaged(method) }
-        return Self.makeResults(Element.self, core: managed.core, source: .collection(managed))
+        return Self.collectionResults(managed)
     }
+
+    public var _unmanagedElements: [Element]? { managed == nil ? Array(self) : nil }
 }
 
-extension MutableSet: QueryableObjectCollection where Element: ObjectBase {
+extension MutableSet: QueryableObjectCollection {
     public func _elementResults(_ method: String) -> Results<Element> {
         guard let managed else { Self.unmanaged(method) }
-        return Self.makeResults(Element.self, core: managed.core, source: .collection(managed))
+        return Self.collectionResults(managed)
     }
+
+    public var _unmanagedElements: [Element]? { managed == nil ? Array(self) : nil }
 }
 
 extension LinkingObjects: QueryableObjectCollection where Element: RealmCollectionValue {
@@ -51,6 +60,9 @@ extension LinkingObjects: QueryableObjectCollection where Element: RealmCollecti
         guard let (core, source) = resultsSource else { Self.unmanaged(method) }
         return Self.makeResults(Element.self, core: core, source: source)
     }
+
+    /// An unmanaged object's linking objects are empty.
+    public var _unmanagedElements: [Element]? { resultsSource == nil ? [] : nil }
 }
 
 extension QueryableObjectCollection {
@@ -98,19 +110,23 @@ extension QueryableObjectCollection {
     }
 
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
-        _elementResults("min(ofProperty:)").min(ofProperty: property)
+        if let elements = _unmanagedElements { return UnmanagedAggregate(elements, property, .minMax).minimum() }
+        return _elementResults("min(ofProperty:)").min(ofProperty: property)
     }
 
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
-        _elementResults("max(ofProperty:)").max(ofProperty: property)
+        if let elements = _unmanagedElements { return UnmanagedAggregate(elements, property, .minMax).maximum() }
+        return _elementResults("max(ofProperty:)").max(ofProperty: property)
     }
 
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        _elementResults("sum(ofProperty:)").sum(ofProperty: property)
+        if let elements = _unmanagedElements { return UnmanagedAggregate(elements, property, .sumAverage).sum() }
+        return _elementResults("sum(ofProperty:)").sum(ofProperty: property)
     }
 
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        _elementResults("average(ofProperty:)").average(ofProperty: property)
+        if let elements = _unmanagedElements { return UnmanagedAggregate(elements, property, .sumAverage).average() }
+        return _elementResults("average(ofProperty:)").average(ofProperty: property)
     }
 
     // MARK: RLMArray names

@@ -22,8 +22,51 @@ extension Results {
     /// The sum of a numeric property; zero when there are no values.
     public func sum<T: AddableType>(ofProperty property: String) -> T {
         let result = aggregate(property, .sumAverage) ?? AggregateResult()
+        let isInteger = resolvedPath(property, .sumAverage)?.type == COLUMNAR_TYPE_INT
+        return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
+    }
+
+    /// The mean of a numeric property, or nil when there are no non-null values.
+    public func average<T: AddableType>(ofProperty property: String) -> T? {
+        guard let result = aggregate(property, .sumAverage) else { return nil }
+        return AggregateConversion.average(result, as: T.self, property: property)
+    }
+
+    private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse) -> CheckedPath? {
+        guard let target else { return nil }
+        do {
+            return try TypeChecker.resolveKeyPath(property, table: target.table, model: target.model, for: use)
+        } catch {
+            fatalError("Columnar: \(error)")
+        }
+    }
+
+    /// Aggregates the property over the results (nil when the results have no table).
+    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse) -> AggregateResult? {
+        guard let target, let path = resolvedPath(property, use), !isInvalidated else { return nil }
+        do {
+            if query.distinct.isEmpty {
+                let executor = query.executor(core: core, target: target, source: source)
+                return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [])
+            }
+            // Distinct results: aggregate exactly the objects (or values) they hold.
+            let program = QueryCompiler.compile(.constant(true), table: target.table, model: target.model,
+                                                source: source.keysProgramSource)
+            let executor = QueryExecutor(program: program, transaction: core.currentTransaction,
+                                         decimals: RealmCore.decimalSupport)
+            return try executor.aggregate(path, candidates: keys)
+        } catch {
+            fatalError("Columnar: cannot aggregate '\(property)': \(error)")
+        }
+    }
+}
+
+/// Converts an aggregate's value to the type the caller asked for.
+enum AggregateConversion {
+    /// The sum as `T`: integers summed exactly (stopping when the sum does not fit), other numbers in Double.
+    static func sum<T>(_ result: AggregateResult, isInteger: Bool, as type: T.Type, property: String) -> T {
         let total: ScalarValue
-        if let path = resolvedPath(property, .sumAverage), path.type == COLUMNAR_TYPE_INT {
+        if isInteger {
             guard let exact = Int64(exactly: result.integerSum) else {
                 fatalError("Columnar: the sum of '\(property)' (\(result.integerSum)) does not fit in Int64")
             }
@@ -37,44 +80,13 @@ extension Results {
         return value
     }
 
-    /// The mean of a numeric property, or nil when there are no non-null values.
-    public func average<T: AddableType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .sumAverage), result.count > 0 else { return nil }
+    /// The mean as `T`, or nil when no value was aggregated.
+    static func average<T>(_ result: AggregateResult, as type: T.Type, property: String) -> T? {
+        guard result.count > 0 else { return nil }
         let total = result.integerSum != 0 ? Double(result.integerSum) + result.doubleSum : result.doubleSum
         return AggregateConversion.value(.double(total / Double(result.count)), as: T.self, property: property)
     }
 
-    private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse) -> CheckedPath? {
-        guard let binding else { return nil }
-        do {
-            return try TypeChecker.resolveKeyPath(property, table: binding.table, model: core.queryModel(), for: use)
-        } catch {
-            fatalError("Columnar: \(error)")
-        }
-    }
-
-    /// Aggregates the property over the results (nil when the results have no table).
-    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse) -> AggregateResult? {
-        guard let binding, let path = resolvedPath(property, use), !isInvalidated else { return nil }
-        do {
-            if query.distinct.isEmpty {
-                let executor = query.executor(core: core, binding: binding, source: source)
-                return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [])
-            }
-            // Distinct results: aggregate exactly the objects they hold.
-            let program = QueryCompiler.compile(.constant(true), table: binding.table, model: core.queryModel(),
-                                                source: .keys)
-            let executor = QueryExecutor(program: program, transaction: core.currentTransaction,
-                                         decimals: RealmCore.decimalSupport)
-            return try executor.aggregate(path, candidates: keys)
-        } catch {
-            fatalError("Columnar: cannot aggregate '\(property)': \(error)")
-        }
-    }
-}
-
-/// Converts an aggregate's value to the type the caller asked for.
-enum AggregateConversion {
     static func value<T>(_ value: ScalarValue, as type: T.Type, property: String) -> T? {
         let any: Any?
         switch value {
@@ -88,6 +100,11 @@ enum AggregateConversion {
         default: any = nil
         }
         guard let any else { return nil }
+        return convert(any, as: T.self, property: property)
+    }
+
+    /// A value (an Int64, Float, Double, Date or Decimal128) as `T`, converting numbers where needed.
+    static func convert<T>(_ any: Any, as type: T.Type, property: String) -> T? {
         if let exact = any as? T { return exact }
         let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
         if let persistable = target as? any _Persistable.Type, let converted = persistable._convert(fromAny: any) {

@@ -30,8 +30,8 @@ extension Results {
 
     /// Adds a parsed predicate (from any front end) to the selection, checking it against the model now.
     func filtered(_ predicate: QueryPredicate, text: String?) throws -> Results<Element> {
-        guard let binding else { return self }
-        let checked = try TypeChecker.check(predicate, table: binding.table, model: core.queryModel(), query: text)
+        guard let target else { return self }
+        let checked = try TypeChecker.check(predicate, table: target.table, model: target.model, query: text)
         var query = self.query
         query.predicate = query.predicate.map { .and([$0, checked]) } ?? checked
         query.predicateText.append(text ?? predicate.description)
@@ -47,11 +47,11 @@ extension Results {
     /// The results sorted by several keys, the first deciding first.
     public func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Element> where S.Element == SortDescriptor {
         let descriptors = Array(sortDescriptors)
-        if let binding {
-            let model = core.queryModel()
+        if let target {
             for descriptor in descriptors {
                 do {
-                    _ = try TypeChecker.resolveKeyPath(descriptor.keyPath, table: binding.table, model: model, for: .sort)
+                    _ = try TypeChecker.resolveKeyPath(descriptor.keyPath, table: target.table, model: target.model,
+                                                       for: .sort)
                 } catch {
                     fatalError("Columnar: \(error)")
                 }
@@ -65,10 +65,11 @@ extension Results {
     /// The first object of each distinct combination of the key paths' values, in order.
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         let paths = Array(keyPaths)
-        if let binding {
-            let model = core.queryModel()
+        if let target {
             for path in paths {
-                do { _ = try TypeChecker.resolveKeyPath(path, table: binding.table, model: model, for: .distinct) } catch {
+                do {
+                    _ = try TypeChecker.resolveKeyPath(path, table: target.table, model: target.model, for: .distinct)
+                } catch {
                     fatalError("Columnar: \(error)")
                 }
             }
@@ -93,8 +94,8 @@ extension Results {
 
     /// The compiled query, one instruction per line with each opcode's synopsis.
     public func explain() -> String {
-        guard let binding else { return "(no table: the class is not in this read-only file)" }
-        var text = query.executor(core: core, binding: binding, source: source).program.explain()
+        guard let target else { return "(no table: the class is not in this read-only file)" }
+        var text = query.executor(core: core, target: target, source: source).program.explain()
         if !query.sort.isEmpty {
             text += "\nsort by " + query.sort.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" }
                 .joined(separator: ", ")
@@ -119,9 +120,12 @@ extension Results where Element: ObjectBase {
 }
 
 extension Results {
-    /// The objects that satisfy a typed query, e.g. `where { $0.age > 3 && $0.name.starts(with: "R") }`.
+    /// The objects that satisfy a typed query, e.g. `where { $0.age > 3 && $0.name.starts(with: "R") }`; for
+    /// results of values the query's root is the value (`where { $0 > 3 }` is `self > 3`).
     public func `where`(_ isIncluded: ((Query<Element>) -> Query<Bool>)) -> Results<Element> {
-        do { return try filtered(Query<Element>._predicate(isIncluded), text: nil) } catch {
+        do {
+            return try filtered(Query<Element>._predicate(isPrimitive: source.holdsValues, isIncluded), text: nil)
+        } catch {
             fatalError("Columnar: \(error)")
         }
     }

@@ -16,6 +16,9 @@ enum ResultsSource {
     case collection(CollectionColumn)
     /// The objects linking to an object through one link column (a LinkingObjects property).
     case backlinks(ObjectLocation, originTable: columnar_table_id, originColumn: columnar_col_id)
+    /// The elements of a managed collection of values (a list or set, or a map's values), whose keys are their
+    /// positions (ValueCollection+Query.swift).
+    case values(CollectionColumn)
 
     /// The keys of the objects to test, or nil for the whole table.
     func candidateKeys(in core: RealmCore) throws -> [Int64]? {
@@ -48,6 +51,11 @@ enum ResultsSource {
                 keys.append(key)
             }
             return keys
+        case .values(let column):
+            guard !column.isInvalidated else { return [] }
+            var size: UInt64 = 0
+            try Engine.check(columnar_coll_size(txn, column.table, column.key, column.column, &size))
+            return (0..<Int64(size)).map { $0 }
         }
     }
 
@@ -66,20 +74,19 @@ struct ResultsQuery {
     var isTrivial: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty }
 
     /// The compiled program and an executor for it in the core's current transaction.
-    func executor(core: RealmCore, binding: ClassBinding, source: ResultsSource) -> QueryExecutor {
-        let model = core.queryModel()
-        let program = QueryCompiler.compile(predicate ?? .constant(true), table: binding.table, model: model,
-                                            source: source.isTable ? .table : .keys)
-        return QueryExecutor(program: program, transaction: core.currentTransaction, decimals: model.decimals)
+    func executor(core: RealmCore, target: QueryTarget, source: ResultsSource) -> QueryExecutor {
+        let program = QueryCompiler.compile(predicate ?? .constant(true), table: target.table, model: target.model,
+                                            source: source.programSource)
+        return QueryExecutor(program: program, transaction: core.currentTransaction, decimals: target.model.decimals)
     }
 
-    /// The keys of the selected objects, in order.
-    func keys(core: RealmCore, binding: ClassBinding, source: ResultsSource) throws -> [Int64] {
-        let model = core.queryModel()
-        let executor = executor(core: core, binding: binding, source: source)
+    /// The keys of the selected objects (or positions of the selected values), in order.
+    func keys(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> [Int64] {
+        let model = target.model
+        let executor = executor(core: core, target: target, source: source)
         let candidates = try source.candidateKeys(in: core)
         let sortKeys = try sort.map {
-            SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: binding.table, model: model, for: .sort),
+            SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: model, for: .sort),
                     ascending: $0.ascending)
         }
         var keys: [Int64]
@@ -92,7 +99,7 @@ struct ResultsQuery {
         }
         if !distinct.isEmpty {
             let paths = try distinct.map {
-                try TypeChecker.resolveKeyPath($0, table: binding.table, model: model, for: .distinct)
+                try TypeChecker.resolveKeyPath($0, table: target.table, model: model, for: .distinct)
             }
             keys = try executor.distinctKeys(keys, by: paths)
         }
@@ -100,10 +107,10 @@ struct ResultsQuery {
     }
 
     /// The number of selected objects, without materializing keys where the engine can count directly.
-    func count(core: RealmCore, binding: ClassBinding, source: ResultsSource) throws -> Int {
+    func count(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> Int {
         guard distinct.isEmpty, source.isTable else {
-            return try keys(core: core, binding: binding, source: source).count
+            return try keys(core: core, target: target, source: source).count
         }
-        return try executor(core: core, binding: binding, source: source).count()
+        return try executor(core: core, target: target, source: source).count()
     }
 }

@@ -73,6 +73,9 @@ public struct CheckedPath: Sendable {
         case mapValue(columnar_col_id, key: [UInt8], type: columnar_type, target: columnar_table_id?)
         /// The objects of `originTable` linking here through `originColumn`.
         case backlinks(originTable: columnar_table_id, originColumn: columnar_col_id)
+        /// The element of the collection of values a program runs over (`Program.Source.elements`), at the
+        /// position the row's key gives: the property `self` of `QueryModel.elementTable`.
+        case element(type: columnar_type)
     }
 
     public var root: Root

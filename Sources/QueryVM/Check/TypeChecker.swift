@@ -369,6 +369,12 @@ private struct Checker {
         case (COLUMNAR_TYPE_BINARY, .data(let bytes)): return .data(bytes)
         case (COLUMNAR_TYPE_BINARY, .string(let text)): return .data(Array(text.utf8))
         case (COLUMNAR_TYPE_TIMESTAMP, .timestamp(let time)):
+            // Query timestamps before 1970 give the nanoseconds the sign of the seconds (RealmSwift's Timestamp),
+            // but stored ones have nanoseconds 0 ... 999,999,999 (columnar.h), and the kernels, the row evaluator
+            // and index lookups compare seconds, then nanoseconds: normalize, or -1.25 s would not equal itself.
+            if time.nanoseconds < 0 {
+                return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
+            }
             return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
         case (COLUMNAR_TYPE_OBJECTID, .objectId(let bytes)): return .objectId(bytes)
         case (COLUMNAR_TYPE_OBJECTID, .string(let text)):
@@ -464,6 +470,9 @@ private struct Checker {
                     steps.append(.backlinks(originTable: originTable, originColumn: originColumn))
                     isMany = true
                     nullable = false
+                case .element:
+                    steps.append(.element(type: property.type))
+                    nullable = nullable || property.isNullable
                 }
                 type = property.type
                 target = property.targetTable
@@ -563,7 +572,7 @@ private struct Checker {
 extension CheckedPath.Step {
     var isToMany: Bool {
         switch self {
-        case .column, .mapValue: return false
+        case .column, .mapValue, .element: return false
         default: return true
         }
     }

@@ -84,6 +84,9 @@ public struct Program: Sendable {
         case table
         /// The objects with these keys, in this order (a collection's elements).
         case keys
+        /// The elements of a collection of values, whose keys are their positions; the program's table is
+        /// `QueryModel.elementTable` (see QueryModel+Elements.swift).
+        case elements(ElementCollection)
     }
 
     public var table: columnar_table_id

@@ -20,6 +20,9 @@ public enum QueryCompiler {
         case .keys:
             emitter.emit(Instruction(.keys, comment: "objects of a collection of \(className)"))
             emitter.emitRows(predicate, refine: false)
+        case .elements:
+            emitter.emit(Instruction(.keys, comment: "elements of a \(className) (keys are positions)"))
+            emitter.emitRows(predicate, refine: false)
         case .table:
             if let seek = emitter.indexSeek(in: predicate) {
                 emitter.emit(seek)

@@ -16,8 +16,7 @@ enum Aggregation {
             let wanted: ComparisonOperator = op == .min ? .lessThan : .greaterThan
             let compare = ScalarComparison(op: wanted, options: [], decimals: decimals)
             for value in present {
-                if case .double(let double) = value, double.isNaN { continue }
-                if case .float(let float) = value, float.isNaN { continue }
+                if value.isNaN(decimals: decimals) { continue }
                 if let current = best, !compare.holds(value, current) { continue }
                 best = value
             }

@@ -3,7 +3,8 @@
 // The VM's kernels handle comparisons of a table's own columns with constants, a whole cluster per call. Paths
 // through links, lists, sets, maps and linking objects, collection operators, SUBQUERY and Unicode folding of
 // non-ASCII text are decided here instead, object by object, for the rows the kernels leave undecided. It is also
-// the whole engine for queries over a collection's objects (a list of links, linking objects) rather than a table.
+// the whole engine for queries over a collection's objects (a list of links, linking objects) rather than a table,
+// and over the elements of a collection of values (`self`, read at the row's position; QueryModel+Elements.swift).
 
 import CColumnar
 
@@ -12,6 +13,9 @@ public final class RowEvaluator {
     let decimals: QueryDecimalSupport?
     /// The objects bound to SUBQUERY variables, outermost first.
     private var variables: [(table: columnar_table_id, key: Int64)] = []
+    /// For programs over the elements of a collection of values: the collection, whose element at the row's key
+    /// (a position) the step `.element` reads.
+    public var elementCollection: ElementCollection?
 
     public init(transaction: OpaquePointer, decimals: QueryDecimalSupport?) {
         self.transaction = transaction
@@ -142,6 +146,14 @@ public final class RowEvaluator {
                                             &found))
             }
             items.append(found ? item(value, type: type, target: target) : .value(.null))
+        case .element(let type):
+            guard let collection = elementCollection else {
+                throw ColumnarError(code: .misuse, message: "the key path 'self' reads the elements of a collection "
+                                    + "of values, but the query does not run over one")
+            }
+            try check(columnar_coll_get(transaction, collection.table, collection.key, collection.column,
+                                        UInt64(key), &value))
+            items.append(item(value, type: type, target: nil))
         case .backlinks(let originTable, let originColumn):
             var count: UInt64 = 0
             try check(columnar_backlink_count(transaction, table, key, originTable, originColumn, &count))

@@ -103,8 +103,8 @@ struct ScalarComparison {
         }
     }
 
-    /// Numbers of any width compare by value: integers exactly, mixed with floating point through Double, except
-    /// that an integer and an integral double in Int64's range compare as integers (no rounding).
+    /// Numbers of any width compare by value: integers exactly, also against floating point (an integer is never
+    /// rounded to a double, so Int64.max is below 2^63), floats and doubles by IEEE rules (NaN is unordered).
     private func compareNumbers(_ lhs: ScalarValue, _ op: ComparisonOperator, _ rhs: ScalarValue) -> Bool {
         if case .int(let left) = lhs, case .int(let right) = rhs {
             return order(left < right ? -1 : (left == right ? 0 : 1), op)
@@ -112,12 +112,8 @@ struct ScalarComparison {
         guard let left = lhs.numericDouble(decimals: nil), let right = rhs.numericDouble(decimals: nil) else {
             return op == .notEqual
         }
-        if case .int(let integer) = lhs, let exact = Int64(exactly: right) {
-            return order(integer < exact ? -1 : (integer == exact ? 0 : 1), op)
-        }
-        if case .int(let integer) = rhs, let exact = Int64(exactly: left) {
-            return order(exact < integer ? -1 : (exact == integer ? 0 : 1), op)
-        }
+        if case .int(let integer) = lhs, let sign = Self.compare(integer, right) { return order(sign, op) }
+        if case .int(let integer) = rhs, let sign = Self.compare(integer, left) { return order(-sign, op) }
         switch op {
         case .equal: return left == right
         case .notEqual: return left != right
@@ -139,6 +135,17 @@ struct ScalarComparison {
         case .greaterThanOrEqual: return sign >= 0
         default: return false
         }
+    }
+
+    /// The order of an integer and a double, exactly; nil when the double is NaN.
+    static func compare(_ integer: Int64, _ double: Double) -> Int? {
+        if double.isNaN { return nil }
+        if double >= 0x1p63 { return -1 }
+        if double < -0x1p63 { return 1 }
+        let whole = double.rounded(.down)  // in Int64's range now, and exact
+        let wholeInteger = Int64(whole)
+        if integer != wholeInteger { return integer < wholeInteger ? -1 : 1 }
+        return double > whole ? -1 : 0
     }
 
     static func compareBytes(_ left: [UInt8], _ right: [UInt8]) -> Int {
@@ -194,4 +201,14 @@ struct ScalarComparison {
 
 extension ScalarValue {
     var isString: Bool { if case .string = self { return true } else { return false } }
+
+    /// Whether the value is a float, double or Decimal128 NaN (which @min, @max, min and max skip).
+    func isNaN(decimals: QueryDecimalSupport?) -> Bool {
+        switch self {
+        case .float(let value): return value.isNaN
+        case .double(let value): return value.isNaN
+        case .decimal128(let bits): return decimals?.compare(bits, bits) == nil
+        default: return false
+        }
+    }
 }

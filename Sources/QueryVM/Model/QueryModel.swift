@@ -23,6 +23,9 @@ public struct QueryProperty: Sendable {
         /// The objects of `originTable` that link to this one through their column `originColumn` (a
         /// `LinkingObjects` property). `type` is LINK and `targetTable` is `originTable`.
         case linkingObjects(originTable: columnar_table_id, originColumn: columnar_col_id)
+        /// The element itself: the property `self` of the table that stands for the elements of a collection of
+        /// values (`QueryModel.elements(of:isNullable:name:decimals:)`). `column` is `COLUMNAR_NO_COLUMN`.
+        case element
     }
 
     /// The name queries use (the Swift property name).

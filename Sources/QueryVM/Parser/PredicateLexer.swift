@@ -107,6 +107,12 @@ struct PredicateLexer {
                 throw QuerySyntaxError(offset: start, message: "expected %@ or %K, found '%' followed by \(describe(peek()))")
             }
         default:
+            // A quote followed by a combining mark, a variation selector or an emoji modifier is one Character
+            // ("'" + U+0301): it still opens a string, whose text begins with those scalars.
+            if let first = character.unicodeScalars.first, first == "\"" || first == "'" {
+                let text = try lexString()
+                return token(.literal(.string(text)), from: start)
+            }
             return try lexSymbol()
         }
     }
@@ -173,9 +179,11 @@ struct PredicateLexer {
     /// `\r`, `\t`, `\0` and `\u{hex}` / `\uXXXX`.
     private mutating func lexString() throws -> String {
         let start = offset
-        let quote = peek()!
+        // The opening quote's Character may carry scalars that joined it (see nextToken): they are text.
+        let opening = peek()!.unicodeScalars
+        let quote = Character(opening.first!)
         offset += 1
-        var text = ""
+        var text = String(String.UnicodeScalarView(opening.dropFirst()))
         while true {
             guard let character = peek() else {
                 throw QuerySyntaxError(
@@ -188,10 +196,13 @@ struct PredicateLexer {
                 continue
             }
             let escapeStart = offset - 1
-            guard let escaped = peek() else {
+            guard let escapedCharacter = peek() else {
                 throw QuerySyntaxError(offset: offset, message: "expected an escaped character after '\\', found end of query")
             }
             offset += 1
+            // The escape is the Character's first scalar; scalars joined to it (`\'` + U+0301) are text after it.
+            let escaped = Character(escapedCharacter.unicodeScalars.first!)
+            defer { text.unicodeScalars.append(contentsOf: escapedCharacter.unicodeScalars.dropFirst()) }
             switch escaped {
             case "\\", "'", "\"": text.append(escaped)
             case "n": text.append("\n")

@@ -35,8 +35,7 @@ extension QueryExecutor {
                 case .int(let integer): result.integerSum += Int128(integer)
                 default: result.doubleSum += value.numericDouble(decimals: evaluator.decimals) ?? 0
                 }
-                if case .double(let double) = value, double.isNaN { continue }
-                if case .float(let float) = value, float.isNaN { continue }
+                if value.isNaN(decimals: evaluator.decimals) { continue }
                 if result.minimum.isNull || compareLess.holds(value, result.minimum) { result.minimum = value }
                 if result.maximum.isNull || compareLess.holds(result.maximum, value) { result.maximum = value }
             }
@@ -53,18 +52,23 @@ extension QueryExecutor {
         var result = AggregateResult()
         result.count = Int(running.count)
         guard running.count > 0 else { return result }
+        let hasExtremes = running.minmax_count > 0
         switch type {
         case COLUMNAR_TYPE_INT:
             result.integerSum = Int128(running.int_sum_high) << 64 | Int128(running.int_sum_low)
-            result.minimum = .int(running.int_min)
-            result.maximum = .int(running.int_max)
+            if hasExtremes {
+                result.minimum = .int(running.int_min)
+                result.maximum = .int(running.int_max)
+            }
         case COLUMNAR_TYPE_TIMESTAMP:
-            result.minimum = .timestamp(seconds: running.seconds_min, nanoseconds: running.nanos_min)
-            result.maximum = .timestamp(seconds: running.seconds_max, nanoseconds: running.nanos_max)
+            if hasExtremes {
+                result.minimum = .timestamp(seconds: running.seconds_min, nanoseconds: running.nanos_min)
+                result.maximum = .timestamp(seconds: running.seconds_max, nanoseconds: running.nanos_max)
+            }
         default:
             result.doubleSum = running.double_sum
             // Only NaNs: min and max stay null, as when reading object by object.
-            if !running.double_min.isNaN && running.double_min <= running.double_max {
+            if hasExtremes {
                 result.minimum = type == COLUMNAR_TYPE_FLOAT ? .float(Float(running.double_min)) : .double(running.double_min)
                 result.maximum = type == COLUMNAR_TYPE_FLOAT ? .float(Float(running.double_max)) : .double(running.double_max)
             }

@@ -58,6 +58,10 @@ private enum SortColumn {
 
     static func compareValues(_ left: ScalarValue, _ right: ScalarValue, decimals: QueryDecimalSupport?) -> Int {
         if left.isNull || right.isNull { return left.isNull == right.isNull ? 0 : (left.isNull ? -1 : 1) }
+        // NaN (a Decimal128 one too) sorts after null and before every number, as for doubles: a comparison that
+        // called it equal to everything would not be an order, and the sort's result would be arbitrary.
+        let leftNaN = left.isNaN(decimals: decimals), rightNaN = right.isNaN(decimals: decimals)
+        if leftNaN || rightNaN { return leftNaN == rightNaN ? 0 : (leftNaN ? -1 : 1) }
         switch (left, right) {
         case (.string(let l), .string(let r)), (.data(let l), .data(let r)):
             return ScalarComparison.compareBytes(l, r)
@@ -99,25 +103,115 @@ extension QueryExecutor {
     /// Keeps the first object of each distinct combination of the paths' values, in order.
     public func distinctKeys(_ keys: [Int64], by paths: [CheckedPath]) throws -> [Int64] {
         let columns = try paths.map { try gatherValues($0, keys: keys) }
-        var seen = Set<[ScalarValue]>()
+        let decimals = evaluator.decimals
+        var seen = Set<DistinctCombination>()
         var result: [Int64] = []
-        for (row, key) in keys.enumerated() where seen.insert(columns.map { $0[row] }).inserted {
+        for (row, key) in keys.enumerated()
+        where seen.insert(DistinctCombination(values: columns.map { $0[row] }, decimals: decimals)).inserted {
             result.append(key)
         }
         return result
     }
 
+    /// Sorts in two steps so that no comparison switches on a column's kind or touches reference counts: each
+    /// key column is first reduced to dense ranks (equal values, equal ranks) by a sort specialised for its kind,
+    /// then the rows are sorted by their rank tuples, ties by row number (which makes the sort stable).
     private func sort(_ keys: [Int64], columns: [SortColumn], ascending: [Bool]) -> [Int64] {
-        var order = Array(0..<keys.count)
-        let decimals = evaluator.decimals
-        order.sort { left, right in
-            for (column, isAscending) in zip(columns, ascending) {
-                let sign = column.compare(left, right, decimals: decimals)
-                if sign != 0 { return isAscending ? sign < 0 : sign > 0 }
-            }
-            return left < right
+        let rowCount = keys.count
+        let ranks = columns.map { Self.ranks(of: $0, rowCount: rowCount, decimals: evaluator.decimals) }
+        var order = [Int32](unsafeUninitializedCapacity: rowCount) { buffer, count in
+            for row in 0..<rowCount { buffer[row] = Int32(row) }
+            count = rowCount
         }
-        return order.map { keys[$0] }
+        if ranks.count == 1 {
+            let descending = !ascending[0]
+            ranks[0].withUnsafeBufferPointer { rank in
+                order.sort { left, right in
+                    let l = rank[Int(left)], r = rank[Int(right)]
+                    if l != r { return descending ? l > r : l < r }
+                    return left < right
+                }
+            }
+        } else {
+            let directions = ascending
+            order.sort { left, right in
+                for (column, isAscending) in zip(ranks, directions) {
+                    let l = column[Int(left)], r = column[Int(right)]
+                    if l != r { return isAscending ? l < r : l > r }
+                }
+                return left < right
+            }
+        }
+        return order.map { keys[Int($0)] }
+    }
+
+    /// Dense ranks of a column's values in ascending order (null lowest, then NaN, then values).
+    private static func ranks(of column: SortColumn, rowCount: Int, decimals: QueryDecimalSupport?) -> [Int32] {
+        var order = Array(0..<rowCount)
+        var rank = [Int32](repeating: 0, count: rowCount)
+        switch column {
+        case .integers(let values, let nulls):
+            // (null flag, value, row) tuples sort without a closure over the columns.
+            var tuples = (0..<rowCount).map { (nulls[$0] ? 0 : 1, nulls[$0] ? 0 : values[$0], $0) }
+            tuples.sort { $0 < $1 }
+            order = tuples.map(\.2)
+            assignRanks(order, &rank) { tuples[$0].0 == tuples[$1].0 && tuples[$0].1 == tuples[$1].1 }
+            return rank
+        case .doubles(let values, let nulls):
+            // Class 0 null, 1 NaN, 2 numbers; -0.0 and 0.0 are one value.
+            var tuples = (0..<rowCount).map { row -> (Int, Double, Int) in
+                if nulls[row] { return (0, 0, row) }
+                if values[row].isNaN { return (1, 0, row) }
+                return (2, values[row] == 0 ? 0 : values[row], row)
+            }
+            tuples.sort { $0 < $1 }
+            order = tuples.map(\.2)
+            assignRanks(order, &rank) { tuples[$0].0 == tuples[$1].0 && tuples[$0].1 == tuples[$1].1 }
+            return rank
+        case .bytes(let arena, let ends, let nulls):
+            // Compare arena slices in place: null first, then bytewise, shorter prefix first.
+            arena.withUnsafeBytes { bytes in
+                ends.withUnsafeBufferPointer { end in
+                    nulls.withUnsafeBufferPointer { isNull in
+                        func compare(_ left: Int, _ right: Int) -> Int {
+                            if isNull[left] || isNull[right] {
+                                return isNull[left] == isNull[right] ? 0 : (isNull[left] ? -1 : 1)
+                            }
+                            let leftStart = left == 0 ? 0 : end[left - 1], rightStart = right == 0 ? 0 : end[right - 1]
+                            let leftCount = end[left] - leftStart, rightCount = end[right] - rightStart
+                            let common = min(leftCount, rightCount)
+                            if common > 0 {
+                                let order = memcmp(bytes.baseAddress! + leftStart, bytes.baseAddress! + rightStart, common)
+                                if order != 0 { return order < 0 ? -1 : 1 }
+                            }
+                            return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
+                        }
+                        order.sort { left, right in
+                            let sign = compare(left, right)
+                            return sign != 0 ? sign < 0 : left < right
+                        }
+                        assignRanks(order, &rank) { compare(order[$0], order[$1]) == 0 }
+                    }
+                }
+            }
+            return rank
+        case .values:
+            order.sort { left, right in
+                let sign = column.compare(left, right, decimals: decimals)
+                return sign != 0 ? sign < 0 : left < right
+            }
+            assignRanks(order, &rank) { column.compare(order[$0], order[$1], decimals: decimals) == 0 }
+            return rank
+        }
+    }
+
+    /// Gives the rows in `order` increasing ranks, equal for neighbours `same` says are equal (given positions).
+    private static func assignRanks(_ order: [Int], _ rank: inout [Int32], same: (Int, Int) -> Bool) {
+        var current: Int32 = 0
+        for position in 0..<order.count {
+            if position > 0 && !same(position - 1, position) { current += 1 }
+            rank[order[position]] = current
+        }
     }
 
     private func gatherValues(_ path: CheckedPath, keys: [Int64]) throws -> [ScalarValue] {
@@ -185,6 +279,49 @@ extension QueryExecutor {
             case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
                 return .bytes(arena: arenas[index], ends: ends[index], nulls: nulls[index])
             default: return .values(values[index])
+            }
+        }
+    }
+}
+
+/// One combination of values as distinct() compares them: values that queries find equal are one value (0 and -0;
+/// Decimal128s of the same number, such as 100 and 100.0), and NaNs, which sort together, are one value too —
+/// ScalarValue's own equality is the bit-level one, under which every NaN would stand alone.
+private struct DistinctCombination: Hashable {
+    let values: [ScalarValue]
+    let decimals: QueryDecimalSupport?
+
+    static func == (lhs: DistinctCombination, rhs: DistinctCombination) -> Bool {
+        guard lhs.values.count == rhs.values.count else { return false }
+        for (left, right) in zip(lhs.values, rhs.values) where !same(left, right, lhs.decimals) { return false }
+        return true
+    }
+
+    private static func same(_ left: ScalarValue, _ right: ScalarValue, _ decimals: QueryDecimalSupport?) -> Bool {
+        let leftNaN = left.isNaN(decimals: decimals), rightNaN = right.isNaN(decimals: decimals)
+        if leftNaN || rightNaN { return leftNaN == rightNaN && sameKind(left, right) }
+        if case .decimal128(let l) = left, case .decimal128(let r) = right, let decimals {
+            return decimals.compare(l, r) == 0
+        }
+        return left == right
+    }
+
+    private static func sameKind(_ left: ScalarValue, _ right: ScalarValue) -> Bool {
+        switch (left, right) {
+        case (.float, .float), (.double, .double), (.decimal128, .decimal128): return true
+        default: return false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for value in values {
+            if value.isNaN(decimals: decimals) {
+                hasher.combine("NaN")
+            } else if case .decimal128(let bits) = value, let decimals {
+                // Equal decimals have equal doubles (the converse need not hold; == decides).
+                hasher.combine(decimals.toDouble(bits))
+            } else {
+                hasher.combine(value)
             }
         }
     }

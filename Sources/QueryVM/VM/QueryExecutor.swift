@@ -14,18 +14,100 @@ public final class QueryExecutor {
     let evaluator: RowEvaluator
     private let maxRows: Int
     private let masks: UnsafeMutablePointer<UInt8>
-    /// Column views of the current cluster, looked up by column id (a query reads few columns).
-    private var views: [(column: columnar_col_id, view: columnar_column_view)] = []
+    /// The program's instructions after its first, decoded once into plain values (no reference counting in the
+    /// per-cluster loop), and the byte constants they point at.
+    private let steps: UnsafeMutableBufferPointer<DecodedStep>
+    private var constantBytes: [UnsafeMutableRawBufferPointer] = []
+    private var constantIntegers: [UnsafeMutableBufferPointer<Int64>] = []
+    /// Column views of the current cluster, one slot per column the scan reads; `viewReady[slot]` says whether the
+    /// slot holds this cluster's view yet. The program's columns get slots up front, others (aggregates, sort
+    /// keys) when first asked for.
+    private static let viewSlotCapacity = 64
+    private let views: UnsafeMutablePointer<columnar_column_view>
+    private let viewReady: UnsafeMutablePointer<Bool>
+    private var viewColumns: [columnar_col_id] = []
 
     public init(program: Program, transaction: OpaquePointer, decimals: QueryDecimalSupport?) {
         self.program = program
         self.transaction = transaction
         self.evaluator = RowEvaluator(transaction: transaction, decimals: decimals)
+        if case .elements(let collection) = program.source { evaluator.elementCollection = collection }
         self.maxRows = Int(columnar_scan_max_rows())
         self.masks = .allocate(capacity: maxRows * (program.maskDepth + 1))
+        self.views = .allocate(capacity: Self.viewSlotCapacity)
+        self.viewReady = .allocate(capacity: Self.viewSlotCapacity)
+        self.viewReady.initialize(repeating: false, count: Self.viewSlotCapacity)
+        self.steps = .allocate(capacity: max(0, program.instructions.count - 1))
+        for (index, instruction) in program.instructions.dropFirst().enumerated() {
+            steps[index] = decode(instruction, at: index)
+        }
     }
 
-    deinit { masks.deallocate() }
+    deinit {
+        masks.deallocate()
+        views.deallocate()
+        viewReady.deallocate()
+        steps.deallocate()
+        for bytes in constantBytes { bytes.deallocate() }
+        for integers in constantIntegers { integers.deallocate() }
+    }
+
+    /// One instruction as the per-cluster loop reads it.
+    struct DecodedStep {
+        var opcode: Opcode
+        var viewSlot = -1
+        var compare: columnar_compare_op = COLUMNAR_COMPARE_EQ
+        var stringOp: columnar_string_op = COLUMNAR_STRING_EQ
+        var integer: Int64 = 0
+        var double: Double = 0
+        var nanoseconds: Int32 = 0
+        var isNull = false
+        var flag = false
+        var bytes: UnsafeRawBufferPointer?
+        var integers: UnsafeBufferPointer<Int64>?
+        /// Rows/RefineRows: the condition; MatchStr: the instruction (for rows the kernel leaves undecided).
+        var index = 0
+    }
+
+    private func decode(_ instruction: Instruction, at stepIndex: Int) -> DecodedStep {
+        var step = DecodedStep(opcode: instruction.opcode)
+        if instruction.column != COLUMNAR_NO_COLUMN { step.viewSlot = viewSlot(instruction.column) }
+        step.compare = instruction.compare
+        step.stringOp = instruction.stringOp
+        step.flag = instruction.opcode == .matchString ? instruction.foldCase : instruction.flag
+        step.index = instruction.opcode == .matchString ? stepIndex : instruction.condition
+        switch instruction.constant {
+        case .null: step.isNull = true
+        case .int(let value): step.integer = value
+        case .bool(let value): step.integer = value ? 1 : 0
+        case .double(let value): step.double = value
+        case .timestamp(let seconds, let nanoseconds):
+            step.integer = seconds
+            step.nanoseconds = nanoseconds
+        case .objectId(let bytes), .uuid(let bytes), .data(let bytes), .string(let bytes):
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, bytes.count), alignment: 8)
+            copy.copyBytes(from: bytes)
+            constantBytes.append(copy)
+            step.bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<bytes.count])
+        default: break
+        }
+        if instruction.opcode == .inInt {
+            let copy = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, instruction.constants.count))
+            _ = copy.initialize(from: instruction.constants)
+            constantIntegers.append(copy)
+            step.integers = UnsafeBufferPointer(rebasing: UnsafeBufferPointer(copy)[0..<instruction.constants.count])
+            step.isNull = instruction.matchNull
+        }
+        return step
+    }
+
+    /// The view slot of a column, assigning one when the column has none yet.
+    func viewSlot(_ column: columnar_col_id) -> Int {
+        if let slot = viewColumns.firstIndex(of: column) { return slot }
+        precondition(viewColumns.count < Self.viewSlotCapacity, "a query reads more than 64 columns")
+        viewColumns.append(column)
+        return viewColumns.count - 1
+    }
 
     /// The keys of the matching objects, ascending (Scan, IndexSeek) or in the given order (Keys).
     public func matchingKeys(candidates: [Int64] = []) throws -> [Int64] {
@@ -97,7 +179,7 @@ public final class QueryExecutor {
             let rc = columnar_scan_next(scan, &cluster)
             if rc == COLUMNAR_ENOTFOUND { break }
             try check(rc)
-            views.removeAll(keepingCapacity: true)
+            viewReady.update(repeating: false, count: viewColumns.count)
             let rowCount = Int(cluster.row_count)
             try withUnsafePointer(to: cluster.keys) { keys in
                 let mask = try runCluster(scan: scan!, keys: keys, rowCount: rowCount)
@@ -114,10 +196,16 @@ public final class QueryExecutor {
     private func mask(_ level: Int) -> UnsafeMutablePointer<UInt8> { masks + level * maxRows }
 
     fileprivate func view(_ scan: OpaquePointer, _ column: columnar_col_id) throws -> columnar_column_view {
-        for entry in views where entry.column == column { return entry.view }
-        var view = columnar_column_view()
-        try check(columnar_scan_column(scan, column, &view))
-        views.append((column, view))
+        try view(scan, slot: viewSlot(column)).pointee
+    }
+
+    /// The current cluster's view in `slot`, read from the scan the first time it is asked for.
+    private func view(_ scan: OpaquePointer, slot: Int) throws -> UnsafeMutablePointer<columnar_column_view> {
+        let view = views + slot
+        if !viewReady[slot] {
+            try check(columnar_scan_column(scan, viewColumns[slot], view))
+            viewReady[slot] = true
+        }
         return view
     }
 
@@ -126,60 +214,47 @@ public final class QueryExecutor {
                             rowCount: Int) throws -> UnsafePointer<UInt8> {
         var top = -1
         let count = UInt64(rowCount)
-        for instruction in program.instructions.dropFirst() {
-            switch instruction.opcode {
+        for index in 0..<steps.count {
+            let step = steps[index]
+            switch step.opcode {
             case .constant:
                 top += 1
-                mask(top).update(repeating: instruction.flag ? 1 : 0, count: rowCount)
+                mask(top).update(repeating: step.flag ? 1 : 0, count: rowCount)
             case .compareInt:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                let (value, isNull) = Self.integer(instruction.constant)
-                columnar_kernel_compare_int(&view, instruction.compare, value, isNull, mask(top))
+                columnar_kernel_compare_int(try view(scan, slot: step.viewSlot), step.compare, step.integer,
+                                            step.isNull, mask(top))
             case .compareDouble:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                if case .double(let value) = instruction.constant {
-                    columnar_kernel_compare_double(&view, instruction.compare, value, false, mask(top))
-                } else {
-                    columnar_kernel_compare_double(&view, instruction.compare, 0, true, mask(top))
-                }
+                columnar_kernel_compare_double(try view(scan, slot: step.viewSlot), step.compare, step.double,
+                                               step.isNull, mask(top))
             case .compareTimestamp:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                if case .timestamp(let seconds, let nanoseconds) = instruction.constant {
-                    columnar_kernel_compare_timestamp(&view, instruction.compare, seconds, nanoseconds, false, mask(top))
-                } else {
-                    columnar_kernel_compare_timestamp(&view, instruction.compare, 0, 0, true, mask(top))
-                }
+                columnar_kernel_compare_timestamp(try view(scan, slot: step.viewSlot), step.compare, step.integer,
+                                                  step.nanoseconds, step.isNull, mask(top))
             case .compareFixed:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                switch instruction.constant {
-                case .objectId(let bytes), .uuid(let bytes):
-                    columnar_kernel_compare_fixed(&view, instruction.compare, bytes, false, mask(top))
-                default:
-                    columnar_kernel_compare_fixed(&view, instruction.compare, nil, true, mask(top))
-                }
+                columnar_kernel_compare_fixed(try view(scan, slot: step.viewSlot), step.compare,
+                                              step.bytes?.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                              step.isNull, mask(top))
             case .inInt:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                columnar_kernel_in_int(&view, instruction.constants, instruction.constants.count, instruction.matchNull,
-                                       mask(top))
+                columnar_kernel_in_int(try view(scan, slot: step.viewSlot), step.integers?.baseAddress,
+                                       step.integers?.count ?? 0, step.isNull, mask(top))
             case .matchString:
                 top += 1
-                var view = try self.view(scan, instruction.column)
-                try matchString(instruction, view: &view, keys: keys, rowCount: rowCount, into: mask(top))
+                try matchString(step, view: try view(scan, slot: step.viewSlot), rowCount: rowCount,
+                                into: mask(top))
             case .rows:
                 top += 1
-                let condition = program.conditions[instruction.condition]
+                let condition = program.conditions[step.index]
                 let out = mask(top)
                 for row in 0..<rowCount {
                     let key = columnar_array_get_int(keys, UInt64(row))
                     out[row] = try evaluator.holds(condition, table: program.table, key: key) ? 1 : 0
                 }
             case .refineRows:
-                let condition = program.conditions[instruction.condition]
+                let condition = program.conditions[step.index]
                 let out = mask(top)
                 for row in 0..<rowCount where out[row] != 0 {
                     let key = columnar_array_get_int(keys, UInt64(row))
@@ -196,7 +271,7 @@ public final class QueryExecutor {
             case .result:
                 break
             case .scan, .indexSeek, .keys:
-                preconditionFailure("\(instruction.opcode.rawValue) can only start a program")
+                preconditionFailure("\(step.opcode.rawValue) can only start a program")
             }
         }
         precondition(top == 0, "a query program must leave exactly one mask")
@@ -204,30 +279,28 @@ public final class QueryExecutor {
     }
 
     /// Runs the string kernel, then decides with full Unicode folding the rows it marked undecided (2).
-    private func matchString(_ instruction: Instruction, view: inout columnar_column_view,
-                             keys: UnsafePointer<columnar_array>, rowCount: Int,
+    private func matchString(_ step: DecodedStep, view: UnsafeMutablePointer<columnar_column_view>, rowCount: Int,
                              into out: UnsafeMutablePointer<UInt8>) throws {
-        let flags: UInt32 = instruction.foldCase ? UInt32(COLUMNAR_STRING_FOLD_ASCII_CASE) : 0
-        switch instruction.constant {
-        case .data(let needle):
-            try needle.withUnsafeBytes { bytes in
-                try check(columnar_kernel_match_string(&view, instruction.stringOp, bytes.baseAddress, bytes.count,
-                                                       false, flags, out))
-            }
-            guard instruction.foldCase else { return }
-            let op = Self.comparisonOperator(instruction.stringOp)
-            for row in 0..<rowCount where out[row] == 2 {
-                var data: UnsafeRawPointer?
-                var size = 0
-                var isNull = false
-                try check(columnar_view_get_bytes(&view, UInt64(row), &data, &size, &isNull))
-                let text = isNull ? ScalarValue.null
-                    : .string(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))
-                let compare = ScalarComparison(op: op, options: instruction.options, decimals: nil)
-                out[row] = compare.holds(text, .string(needle)) ? 1 : 0
-            }
-        default:
-            try check(columnar_kernel_match_string(&view, instruction.stringOp, nil, 0, true, flags, out))
+        let flags: UInt32 = step.flag ? UInt32(COLUMNAR_STRING_FOLD_ASCII_CASE) : 0
+        guard let needle = step.bytes, !step.isNull else {
+            try check(columnar_kernel_match_string(view, step.stringOp, nil, 0, true, flags, out))
+            return
+        }
+        try check(columnar_kernel_match_string(view, step.stringOp, needle.baseAddress, needle.count, false, flags,
+                                               out))
+        guard step.flag else { return }
+        let instruction = program.instructions[step.index + 1]
+        let compare = ScalarComparison(op: Self.comparisonOperator(step.stringOp), options: instruction.options,
+                                       decimals: nil)
+        let needleValue = ScalarValue.string(Array(needle))
+        for row in 0..<rowCount where out[row] == 2 {
+            var data: UnsafeRawPointer?
+            var size = 0
+            var isNull = false
+            try check(columnar_view_get_bytes(view, UInt64(row), &data, &size, &isNull))
+            let text = isNull ? ScalarValue.null
+                : .string(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))
+            out[row] = compare.holds(text, needleValue) ? 1 : 0
         }
     }
 
