@@ -58,7 +58,7 @@ extension Results {
             }
         }
         var query = self.query
-        query.sort = descriptors + query.sort
+        query.appendSort(descriptors)
         return with(query)
     }
 
@@ -75,7 +75,7 @@ extension Results {
             }
         }
         var query = self.query
-        query.distinct += paths
+        query.appendDistinct(paths)
         return with(query)
     }
 

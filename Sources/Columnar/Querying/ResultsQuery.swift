@@ -67,11 +67,44 @@ struct ResultsQuery {
     var predicate: CheckedPredicate?
     /// The predicate's text, for `description` and `explain`.
     var predicateText: [String] = []
-    /// Primary key first.
-    var sort: [SortDescriptor] = []
-    var distinct: [String] = []
+    /// Sorting and distinct, in the order they were asked for (realm-core applies them in call order: distinct
+    /// then sorted keeps the first object of each value in the old order, then sorts those).
+    enum OrderingStep: Equatable {
+        case sort([SortDescriptor])
+        case distinct([String])
+    }
 
-    var isTrivial: Bool { predicate == nil && sort.isEmpty && distinct.isEmpty }
+    private(set) var orderingSteps: [OrderingStep] = []
+
+    /// Adds a sort. Sorting sorted results makes the new keys primary and the old ones break ties, which is what
+    /// one sort by the new keys followed by the old ones gives; consecutive sorts are merged into that one.
+    mutating func appendSort(_ descriptors: [SortDescriptor]) {
+        if case .sort(let previous)? = orderingSteps.last {
+            orderingSteps[orderingSteps.count - 1] = .sort(descriptors + previous)
+        } else {
+            orderingSteps.append(.sort(descriptors))
+        }
+    }
+
+    mutating func appendDistinct(_ keyPaths: [String]) {
+        orderingSteps.append(.distinct(keyPaths))
+    }
+
+    /// Every sort key, the most recent first (for `explain` and equality).
+    var sort: [SortDescriptor] {
+        orderingSteps.reversed().flatMap { step -> [SortDescriptor] in
+            if case .sort(let descriptors) = step { return descriptors } else { return [] }
+        }
+    }
+
+    /// Every distinct key path.
+    var distinct: [String] {
+        orderingSteps.flatMap { step -> [String] in
+            if case .distinct(let paths) = step { return paths } else { return [] }
+        }
+    }
+
+    var isTrivial: Bool { predicate == nil && orderingSteps.isEmpty }
 
     /// The compiled program and an executor for it in the core's current transaction.
     func executor(core: RealmCore, target: QueryTarget, source: ResultsSource) -> QueryExecutor {
@@ -85,23 +118,31 @@ struct ResultsQuery {
         let model = target.model
         let executor = executor(core: core, target: target, source: source)
         let candidates = try source.candidateKeys(in: core)
-        let sortKeys = try sort.map {
-            SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: model, for: .sort),
-                    ascending: $0.ascending)
-        }
-        var keys: [Int64]
-        if sortKeys.isEmpty {
-            keys = try executor.matchingKeys(candidates: candidates ?? [])
-        } else if let candidates {
-            keys = try executor.sortKeys(try executor.matchingKeys(candidates: candidates), by: sortKeys)
-        } else {
-            keys = try executor.sortedMatchingKeys(by: sortKeys)
-        }
-        if !distinct.isEmpty {
-            let paths = try distinct.map {
-                try TypeChecker.resolveKeyPath($0, table: target.table, model: model, for: .distinct)
+        func sortKeys(_ descriptors: [SortDescriptor]) throws -> [SortKey] {
+            try descriptors.map {
+                SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: model, for: .sort),
+                        ascending: $0.ascending)
             }
-            keys = try executor.distinctKeys(keys, by: paths)
+        }
+        var steps = orderingSteps[...]
+        var keys: [Int64]
+        if case .sort(let first)? = steps.first, candidates == nil {
+            // The first sort of a table reads its keys from the cluster arrays while the scan selects the rows.
+            keys = try executor.sortedMatchingKeys(by: try sortKeys(first))
+            steps = steps.dropFirst()
+        } else {
+            keys = try executor.matchingKeys(candidates: candidates ?? [])
+        }
+        for step in steps {
+            switch step {
+            case .sort(let descriptors):
+                keys = try executor.sortKeys(keys, by: try sortKeys(descriptors))
+            case .distinct(let distinctPaths):
+                let paths = try distinctPaths.map {
+                    try TypeChecker.resolveKeyPath($0, table: target.table, model: model, for: .distinct)
+                }
+                keys = try executor.distinctKeys(keys, by: paths)
+            }
         }
         return keys
     }
