@@ -2,11 +2,11 @@
  * kernels.h — what the scan kernels share: decoding bit-packed arrays a block of rows at a time, and the null
  * rules every kernel applies.
  *
- * The kernels never call a get-one-element function per row. Hot loops (an int column against a constant) work
- * on the packed payload directly with one loop per width; the rest decode a block of at most CC_BLOCK_ROWS rows
- * into a stack buffer with one loop per width (cc_unpack_ints) and then run a plain loop over the int64s, which
- * the compiler can vectorize. Nulls are applied after the value loop, from the NULLS array (cc_apply_nulls),
- * so the value loop has no branches.
+ * The kernels never call a get-one-element function per row. Hot loops (an int column against a constant, the
+ * aggregates of an int column) work on the packed payload directly with one loop per width; the rest decode a
+ * block of at most CC_BLOCK_ROWS rows into a stack buffer with one loop per width (cc_unpack_ints) and then run a
+ * plain loop over the int64s, which the compiler can vectorize. Nulls are applied after the value loop, from the
+ * NULLS array (cc_apply_nulls), so the value loop has no branches.
  *
  * A view comes from columnar_scan_column, which validated its nodes; the kernels still check that its arrays
  * have the encoding they expect and at least `count` elements (cc_view_*_ok), so a view the caller built wrong
@@ -27,6 +27,8 @@
 void cc_unpack_ints(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, int64_t *out);
 /* Decodes the same range as flags: out[i] = (element != 0). */
 void cc_unpack_flags(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, uint8_t *out);
+/* Decodes the same range of a payload of width 0, 1, 2 or 4 bits (unsigned values below 16) into bytes. */
+void cc_unpack_small(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, uint8_t *out);
 
 /* Whether `array` is a PACKED_INT array of a valid width with at least `count` elements. */
 bool cc_packed_array_ok(const columnar_array *array, uint64_t count);

@@ -32,6 +32,7 @@ static inline int64_t load_i64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); 
 
 #define STORE_INT(at, v) (out[(at)] = (int64_t)(v))
 #define STORE_FLAG(at, v) (out[(at)] = (uint8_t)((v) != 0))
+#define STORE_BYTE(at, v) (out[(at)] = (uint8_t)(v))
 
 void cc_unpack_ints(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, int64_t *out) {
     switch (width) {
@@ -90,6 +91,47 @@ void cc_unpack_flags(const uint8_t *data, uint32_t width, uint64_t from, uint64_
     default:
         memset(out, 0, count);
         return;
+    }
+}
+
+/* The 8 one-bit elements of `byte` spread over 8 bytes, element k to byte k: the multiply puts a copy of the byte in
+ * every byte lane, the mask keeps bit k in lane k, and adding 0x7f carries a set bit into the lane's top bit. */
+static inline uint64_t spread_bits(uint8_t byte) {
+    uint64_t lanes = ((uint64_t)byte * 0x0101010101010101ull) & 0x8040201008040201ull;
+    return ((lanes + 0x7f7f7f7f7f7f7f7full) >> 7) & 0x0101010101010101ull;
+}
+
+/* The 4 two-bit elements of `byte` spread over 4 bytes: the two nibbles go 16 bits apart, then the upper pair of
+ * each nibble moves up a byte. */
+static inline uint32_t spread_pairs(uint8_t byte) {
+    uint32_t nibbles = (byte & 0x0fu) | ((uint32_t)(byte & 0xf0u) << 12);
+    return (nibbles & 0x00030003u) | ((nibbles & 0x000c000cu) << 6);
+}
+
+/* Widths 1 and 2 spread a whole byte of elements with a few word operations and one store (the byte-order
+ * assumption is format.h's: the host is little-endian); element by element they would cost a shift, a mask and a
+ * store each. Width 4 (two elements a byte) vectorizes as it is. */
+void cc_unpack_small(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, uint8_t *out) {
+    uint64_t i = 0;
+    switch (width) {
+    case 1:
+        for (; i < count && (from + i) % 8 != 0; i++) out[i] = (uint8_t)cc_packed_get(data, 1, from + i);
+        for (; i + 8 <= count; i += 8) {
+            uint64_t lanes = spread_bits(data[(from + i) / 8]);
+            memcpy(out + i, &lanes, 8);
+        }
+        for (; i < count; i++) out[i] = (uint8_t)cc_packed_get(data, 1, from + i);
+        return;
+    case 2:
+        for (; i < count && (from + i) % 4 != 0; i++) out[i] = (uint8_t)cc_packed_get(data, 2, from + i);
+        for (; i + 4 <= count; i += 4) {
+            uint32_t lanes = spread_pairs(data[(from + i) / 4]);
+            memcpy(out + i, &lanes, 4);
+        }
+        for (; i < count; i++) out[i] = (uint8_t)cc_packed_get(data, 2, from + i);
+        return;
+    case 4: UNPACK_SUB_BYTE(4, STORE_BYTE); return;
+    default: memset(out, 0, count); return;   /* width 0 (other widths are not small) */
     }
 }
 

@@ -934,18 +934,28 @@ final class ScanKernelTests: DatabaseTestCase {
         }
     }
 
+    /// The aggregate of `column` over a scan (rows masked by `filter` when given): columnar_kernel_aggregate, or
+    /// columnar_kernel_aggregate_select when only some aggregates are `wanted`.
     private func aggregate(_ txn: Transaction, _ table: TableID, _ column: ColumnID,
+                           wanted: UInt32 = COLUMNAR_AGGREGATE_ALL,
                            where filter: ((OpaquePointer, UnsafeMutablePointer<UInt8>) throws -> Void)? = nil)
         throws -> columnar_aggregate {
         var aggregate = columnar_aggregate()
         var mask = [UInt8](repeating: 0, count: Self.maxRows)
+        func add(_ view: inout columnar_column_view, _ mask: UnsafePointer<UInt8>?) {
+            if wanted == COLUMNAR_AGGREGATE_ALL {
+                columnar_kernel_aggregate(&view, mask, &aggregate)
+            } else {
+                columnar_kernel_aggregate_select(&view, mask, wanted, &aggregate)
+            }
+        }
         try forEachScannedCluster(txn, table) { scan, _, _ in
             var view = try self.view(scan, column)
             if let filter {
                 try mask.withUnsafeMutableBufferPointer { try filter(scan, $0.baseAddress!) }
-                columnar_kernel_aggregate(&view, mask, &aggregate)
+                add(&view, mask)
             } else {
-                columnar_kernel_aggregate(&view, nil, &aggregate)
+                add(&view, nil)
             }
         }
         return aggregate
@@ -1055,6 +1065,302 @@ final class ScanKernelTests: DatabaseTestCase {
                 columnar_kernel_aggregate(&view, &mask, &empty)
             }
             XCTAssertEqual(empty.count, 0, "an all-zero mask selects nothing")
+        }
+    }
+
+    /// columnar_kernel_aggregate_select over real clusters: the aggregates asked for equal the full kernel's, the
+    /// others stay as they were, for ints, floats, doubles and timestamps, with and without a mask.
+    func testAggregateSelectComputesOnlyTheAggregatesAskedFor() throws {
+        var generator = makeSeededGenerator()
+        let (table, _) = try buildTable(rowCount: 5 * Self.blockRows, generator: &generator)
+        try db.read { txn in
+            let aggregated = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP]
+            let filterColumn = table.column("int")
+            for column in table.columns where aggregated.contains(column.type) {
+                for masked in [false, true] {
+                    typealias Filter = (OpaquePointer, UnsafeMutablePointer<UInt8>) throws -> Void
+                    let filter: Filter? = masked ? { scan, mask in
+                        var view = try self.view(scan, filterColumn.id)
+                        columnar_kernel_compare_int(&view, COLUMNAR_COMPARE_GT, 0, false, mask)
+                    } : nil
+                    let full = try aggregate(txn, table.table, column.id, where: filter)
+                    for wanted in UInt32(0)...COLUMNAR_AGGREGATE_ALL {
+                        let what = "\(column.name) wanted \(wanted)\(masked ? " where int > 0" : "")"
+                        let partial = try aggregate(txn, table.table, column.id, wanted: wanted, where: filter)
+                        assertSelectedAggregate(partial, full: full, wanted: wanted, what)
+                    }
+                }
+            }
+        }
+    }
+
+    /// `partial` (computed with `wanted`) has full's values in the fields asked for and zero in the others.
+    private func assertSelectedAggregate(_ partial: columnar_aggregate, full: columnar_aggregate, wanted: UInt32,
+                                         _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(partial.count, full.count, "\(what) count", file: file, line: line)
+        let sum = wanted & COLUMNAR_AGGREGATE_SUM != 0
+        XCTAssertEqual(partial.int_sum_low, sum ? full.int_sum_low : 0, "\(what) sum low", file: file, line: line)
+        XCTAssertEqual(partial.int_sum_high, sum ? full.int_sum_high : 0, "\(what) sum high", file: file, line: line)
+        XCTAssertEqual(partial.double_sum.bitPattern, sum ? full.double_sum.bitPattern : 0, "\(what) double sum",
+                       file: file, line: line)
+        let wantsMin = wanted & COLUMNAR_AGGREGATE_MIN != 0, wantsMax = wanted & COLUMNAR_AGGREGATE_MAX != 0
+        XCTAssertEqual(partial.minmax_count, wantsMin || wantsMax ? full.minmax_count : 0, "\(what) minmax_count",
+                       file: file, line: line)
+        let extremes = full.minmax_count > 0
+        XCTAssertEqual(partial.int_min, wantsMin && extremes ? full.int_min : 0, "\(what) min", file: file, line: line)
+        XCTAssertEqual(partial.int_max, wantsMax && extremes ? full.int_max : 0, "\(what) max", file: file, line: line)
+        XCTAssertEqual(partial.double_min.bitPattern, wantsMin && extremes ? full.double_min.bitPattern : 0,
+                       "\(what) double min", file: file, line: line)
+        XCTAssertEqual(partial.double_max.bitPattern, wantsMax && extremes ? full.double_max.bitPattern : 0,
+                       "\(what) double max", file: file, line: line)
+        XCTAssertEqual(partial.seconds_min, wantsMin && extremes ? full.seconds_min : 0, file: file, line: line)
+        XCTAssertEqual(partial.nanos_min, wantsMin && extremes ? full.nanos_min : 0, file: file, line: line)
+        XCTAssertEqual(partial.seconds_max, wantsMax && extremes ? full.seconds_max : 0, file: file, line: line)
+        XCTAssertEqual(partial.nanos_max, wantsMax && extremes ? full.nanos_max : 0, file: file, line: line)
+    }
+
+    // MARK: - Int aggregates of hand-built views
+
+    /// How the rows of a hand-built view are null.
+    private enum NullForm: CaseIterable {
+        case none, rareBits, halfBits, allBits, rareBytes, halfNibbles
+    }
+
+    /// How the rows of a hand-built view are masked.
+    private enum MaskForm: CaseIterable {
+        case none, allOnes, allNonZero, half, rareZeros, allZero
+    }
+
+    /// A PACKED_INT payload of `values` at `width` bits (element i at bit i * width, little-endian). The bits of
+    /// the last byte past the last element are set: they belong to no row, and a kernel must not read them as one.
+    private static func packed(_ values: [Int64], width: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: (values.count * width + 7) / 8)
+        for (index, value) in values.enumerated() where width > 0 {
+            if width < 8 {
+                let field = UInt8(truncatingIfNeeded: value) & UInt8((1 << width) - 1)
+                bytes[index * width / 8] |= field << UInt8(index * width % 8)
+            } else {
+                for byte in 0..<width / 8 {
+                    bytes[index * width / 8 + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte))
+                }
+            }
+        }
+        let usedBits = values.count * width % 8
+        if usedBits != 0 { bytes[bytes.count - 1] |= UInt8(0xff) << UInt8(usedBits) }
+        return bytes
+    }
+
+    /// A value that fits `width` bits: unsigned below 8 bits, signed from 8 on, and for 64 bits runs of values near
+    /// the extremes, so that sums leave the Int64 range.
+    private static func randomValue(width: Int, run: Int, generator: inout SeededGenerator) -> Int64 {
+        switch width {
+        case 0: return 0
+        case 1, 2, 4: return Int64.random(in: 0...(1 << width) - 1, using: &generator)
+        case 8: return Int64.random(in: -128...127, using: &generator)
+        case 16: return Int64.random(in: Int64(Int16.min)...Int64(Int16.max), using: &generator)
+        case 32: return Int64.random(in: Int64(Int32.min)...Int64(Int32.max), using: &generator)
+        default:
+            switch run % 3 {
+            case 0: return .max - Int64.random(in: 0...1000, using: &generator)
+            case 1: return .min + Int64.random(in: 0...1000, using: &generator)
+            default: return Int64(bitPattern: generator.next())
+            }
+        }
+    }
+
+    /// Every packed width, as INT and as BOOL (which counts any non-zero value as 1), with nulls as 1-bit and 1-byte
+    /// flags and as another width, and masks absent, all set, partly set and empty: the kernel's count, exact sum,
+    /// min and max equal a Swift reference, for the full kernel and for each selection of aggregates. Row counts
+    /// cross the 64-row words of the null bitmap and the kernel's 1024-row blocks.
+    func testIntAggregatesOfEveryWidthNullFormAndMaskMatchASwiftReference() {
+        var generator = makeSeededGenerator()
+        let rowCounts = [0, 1, 7, 63, 64, 65, 256, 1023, 1024, 1025, 2500]
+        for type in [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL] {
+            for width in [0, 1, 2, 4, 8, 16, 32, 64] {
+                for rowCount in rowCounts {
+                    var values: [Int64] = []
+                    for row in 0..<rowCount {
+                        values.append(Self.randomValue(width: width, run: row / 100, generator: &generator))
+                    }
+                    for nullForm in NullForm.allCases {
+                        for maskForm in MaskForm.allCases {
+                            checkIntAggregate(type: type, values: values, width: width, nullForm: nullForm,
+                                              maskForm: maskForm, generator: &generator)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func checkIntAggregate(type: columnar_type, values: [Int64], width: Int, nullForm: NullForm,
+                                   maskForm: MaskForm, generator: inout SeededGenerator) {
+        let rowCount = values.count
+        var isNull = [Bool](repeating: false, count: rowCount)
+        for row in 0..<rowCount {
+            switch nullForm {
+            case .none: break
+            case .rareBits, .rareBytes: isNull[row] = Int.random(in: 0..<60, using: &generator) == 0
+            case .halfBits, .halfNibbles: isNull[row] = Bool.random(using: &generator)
+            case .allBits: isNull[row] = true
+            }
+        }
+        var mask: [UInt8]? = nil
+        switch maskForm {
+        case .none: break
+        case .allOnes: mask = [UInt8](repeating: 1, count: rowCount)
+        case .allNonZero: mask = (0..<rowCount).map { _ in UInt8.random(in: 1...255, using: &generator) }
+        case .half: mask = (0..<rowCount).map { _ in Bool.random(using: &generator) ? 0 : 2 }
+        case .rareZeros: mask = (0..<rowCount).map { _ in Int.random(in: 0..<50, using: &generator) == 0 ? 0 : 1 }
+        case .allZero: mask = [UInt8](repeating: 0, count: rowCount)
+        }
+        // The reference, and the nulls array in the form asked for.
+        var count: UInt64 = 0
+        var sum: Int128 = 0
+        var minimum: Int64?, maximum: Int64?
+        for row in 0..<rowCount where !isNull[row] && (mask.map { $0[row] != 0 } ?? true) {
+            let value = type == COLUMNAR_TYPE_BOOL ? (values[row] != 0 ? 1 : 0) : values[row]
+            count += 1
+            sum += Int128(value)
+            minimum = Swift.min(minimum ?? value, value)
+            maximum = Swift.max(maximum ?? value, value)
+        }
+        let nullFlags = isNull.map { Int64($0 ? 1 : 0) }
+        let (nullWidth, nullBytes): (Int, [UInt8]) = switch nullForm {
+        case .none: (0, [])
+        case .rareBits, .halfBits, .allBits: (1, Self.packed(nullFlags, width: 1))
+        case .rareBytes: (8, Self.packed(nullFlags.map { $0 * 7 }, width: 8))
+        case .halfNibbles: (4, Self.packed(nullFlags.map { $0 * 9 }, width: 4))
+        }
+        let payload = Self.packed(values, width: width)
+        let what = "\(typeName(type)) width \(width), \(rowCount) rows, nulls \(nullForm), mask \(maskForm)"
+        payload.withUnsafeBytes { payloadBytes in
+            nullBytes.withUnsafeBytes { nullPointer in
+                var view = columnar_column_view()
+                view.type = type
+                view.count = UInt64(rowCount)
+                view.nullable = nullForm != .none
+                view.values = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(width),
+                                             count: UInt64(rowCount), data: payloadBytes.baseAddress)
+                if nullForm != .none {
+                    view.nulls = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(nullWidth),
+                                                count: UInt64(rowCount), data: nullPointer.baseAddress)
+                }
+                for wanted in [COLUMNAR_AGGREGATE_ALL, COLUMNAR_AGGREGATE_SUM, COLUMNAR_AGGREGATE_MIN,
+                               COLUMNAR_AGGREGATE_MAX, 0] {
+                    var result = columnar_aggregate()
+                    if wanted == COLUMNAR_AGGREGATE_ALL {
+                        // Twice into one aggregate: the second call folds into the first one's result.
+                        columnar_kernel_aggregate(&view, mask, &result)
+                        columnar_kernel_aggregate(&view, mask, &result)
+                    } else {
+                        columnar_kernel_aggregate_select(&view, mask, wanted, &result)
+                        columnar_kernel_aggregate_select(&view, mask, wanted, &result)
+                    }
+                    let label = "\(what), wanted \(wanted)"
+                    XCTAssertEqual(result.count, 2 * count, "\(label): count")
+                    let expectedSum = wanted & COLUMNAR_AGGREGATE_SUM != 0 ? 2 * sum : 0
+                    XCTAssertEqual(result.int_sum_low, UInt64(truncatingIfNeeded: expectedSum), "\(label): sum low")
+                    XCTAssertEqual(result.int_sum_high, Int64(truncatingIfNeeded: expectedSum >> 64),
+                                   "\(label): sum high")
+                    let wantsMin = wanted & COLUMNAR_AGGREGATE_MIN != 0, wantsMax = wanted & COLUMNAR_AGGREGATE_MAX != 0
+                    XCTAssertEqual(result.minmax_count, wantsMin || wantsMax ? 2 * count : 0, "\(label): minmax_count")
+                    XCTAssertEqual(result.int_min, wantsMin ? minimum ?? 0 : 0, "\(label): min")
+                    XCTAssertEqual(result.int_max, wantsMax ? maximum ?? 0 : 0, "\(label): max")
+                }
+            }
+        }
+    }
+
+    /// FLOAT and DOUBLE views with NaNs, infinities and zeros of both signs, nulls and masks: the sum (added in row
+    /// order), count and minmax_count equal a Swift reference bit for bit, and so do min and max, which skip NaN
+    /// and keep the first of -0.0 and +0.0 in row order (the kernel compares four running extremes at a time).
+    func testDoubleAggregatesOfHandBuiltViewsMatchARowOrderReference() {
+        var generator = makeSeededGenerator()
+        for isFloat in [false, true] {
+            for rowCount in [0, 1, 3, 4, 5, 64, 255, 1024, 1030, 2100] {
+                for pool in [[Double.nan, -0.0, 0.0, 1.5, 2], [.nan, -0.0, 0.0, -1.5, -2],
+                             [.nan, -0.0, 0.0, .infinity, -.infinity, 0.25, -3], [.nan]] {
+                    for nullForm in [NullForm.none, .halfBits, .rareBytes] {
+                        for maskForm in [MaskForm.none, .allOnes, .half] {
+                            let values = (0..<rowCount).map { _ in pool.randomElement(using: &generator)! }
+                            checkDoubleAggregate(values: values, isFloat: isFloat, nullForm: nullForm,
+                                                 maskForm: maskForm, generator: &generator)
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    private func checkDoubleAggregate(values: [Double], isFloat: Bool, nullForm: NullForm, maskForm: MaskForm,
+                                      generator: inout SeededGenerator) {
+        let rowCount = values.count
+        let isNull = (0..<rowCount).map { _ in
+            switch nullForm {
+            case .none: false
+            case .rareBits, .rareBytes: Int.random(in: 0..<8, using: &generator) == 0
+            default: Bool.random(using: &generator)
+            }
+        }
+        let mask: [UInt8]? = switch maskForm {
+        case .none: nil
+        case .allOnes: [UInt8](repeating: 1, count: rowCount)
+        default: (0..<rowCount).map { _ in Bool.random(using: &generator) ? 0 : 1 }
+        }
+        var count: UInt64 = 0, ordered: UInt64 = 0
+        var sum = 0.0
+        var minimum = Double.infinity, maximum = -Double.infinity
+        for row in 0..<rowCount where !isNull[row] && (mask.map { $0[row] != 0 } ?? true) {
+            let value = values[row]
+            count += 1
+            sum += value
+            if value.isNaN { continue }
+            if ordered == 0 || value < minimum { minimum = value }
+            if ordered == 0 || value > maximum { maximum = value }
+            ordered += 1
+        }
+        let nullFlags = isNull.map { Int64($0 ? 1 : 0) }
+        let (nullWidth, nullBytes): (Int, [UInt8]) = nullForm == .rareBytes
+            ? (8, Self.packed(nullFlags, width: 8)) : (1, Self.packed(nullFlags, width: 1))
+        let payload: [UInt8] = isFloat ? values.flatMap { withUnsafeBytes(of: Float($0)) { Array($0) } }
+                                       : values.flatMap { withUnsafeBytes(of: $0) { Array($0) } }
+        let what = "\(isFloat ? "FLOAT" : "DOUBLE"), \(rowCount) rows, nulls \(nullForm), mask \(maskForm)"
+        payload.withUnsafeBytes { payloadBytes in
+            nullBytes.withUnsafeBytes { nullPointer in
+                var view = columnar_column_view()
+                view.type = isFloat ? COLUMNAR_TYPE_FLOAT : COLUMNAR_TYPE_DOUBLE
+                view.count = UInt64(rowCount)
+                view.nullable = nullForm != .none
+                view.values = columnar_array(encoding: isFloat ? COLUMNAR_ENCODING_FLOAT : COLUMNAR_ENCODING_DOUBLE,
+                                             width: isFloat ? 32 : 64, count: UInt64(rowCount),
+                                             data: payloadBytes.baseAddress)
+                if nullForm != .none {
+                    view.nulls = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(nullWidth),
+                                                count: UInt64(rowCount), data: nullPointer.baseAddress)
+                }
+                for wanted in [COLUMNAR_AGGREGATE_ALL, COLUMNAR_AGGREGATE_MIN | COLUMNAR_AGGREGATE_MAX] {
+                    var result = columnar_aggregate()
+                    columnar_kernel_aggregate_select(&view, mask, wanted, &result)
+                    let label = "\(what), wanted \(wanted)"
+                    XCTAssertEqual(result.count, count, "\(label): count")
+                    XCTAssertEqual(result.minmax_count, ordered, "\(label): minmax_count")
+                    // A NaN's sign and payload depend on the order of an addition's operands: any NaN will do.
+                    let expectedSum = wanted & COLUMNAR_AGGREGATE_SUM != 0 ? sum : 0
+                    if expectedSum.isNaN {
+                        XCTAssertTrue(result.double_sum.isNaN, "\(label): sum \(result.double_sum) vs NaN")
+                    } else {
+                        XCTAssertEqual(result.double_sum.bitPattern, expectedSum.bitPattern,
+                                       "\(label): sum \(result.double_sum) vs \(expectedSum)")
+                    }
+                    if ordered > 0 {
+                        XCTAssertEqual(result.double_min.bitPattern, minimum.bitPattern,
+                                       "\(label): min \(result.double_min) vs \(minimum)")
+                        XCTAssertEqual(result.double_max.bitPattern, maximum.bitPattern,
+                                       "\(label): max \(result.double_max) vs \(maximum)")
+                    }
+                }
+            }
         }
     }
 

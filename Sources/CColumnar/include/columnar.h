@@ -630,8 +630,25 @@ typedef struct columnar_aggregate {
 
 /** Adds the rows of `view` whose mask byte is non-zero (mask NULL: every row) to `aggregate`. INT (also BOOL and
  *  LINK, as 0/1 and keys), FLOAT, DOUBLE and TIMESTAMP (count and min/max only) columns; other views change
- *  nothing. An all_default view adds nothing when nullable, else one zero value per masked row. */
+ *  nothing. An all_default view adds nothing when nullable, else one zero value per masked row. Of -0.0 and +0.0,
+ *  which compare equal, a double min or max keeps the one that comes first in row order. */
 void columnar_kernel_aggregate(const columnar_column_view *view, const uint8_t *mask, columnar_aggregate *aggregate);
+
+/** Aggregates columnar_kernel_aggregate_select can be asked for (`count` is always kept). */
+#define COLUMNAR_AGGREGATE_SUM 1u   /**< int_sum_low/high, double_sum */
+#define COLUMNAR_AGGREGATE_MIN 2u   /**< int_min, double_min, seconds_min/nanos_min; and minmax_count */
+#define COLUMNAR_AGGREGATE_MAX 4u   /**< int_max, double_max, seconds_max/nanos_max; and minmax_count */
+#define COLUMNAR_AGGREGATE_ALL 7u   /**< all of them: what columnar_kernel_aggregate computes */
+
+/** columnar_kernel_aggregate computing only the aggregates in `wanted` (COLUMNAR_AGGREGATE_* flags, or-ed; 0 keeps
+ *  only the count): a sum or an average needs COLUMNAR_AGGREGATE_SUM, a min COLUMNAR_AGGREGATE_MIN, a max
+ *  COLUMNAR_AGGREGATE_MAX. `count` is always updated, minmax_count with MIN or MAX; the fields of aggregates not
+ *  wanted are left unchanged. Pass the same `wanted` in every call on one aggregate: a field is meaningful only when
+ *  every call that added rows computed it. The aggregates are separate passes over a cluster's values, so each one
+ *  left out saves time; most of all the FLOAT/DOUBLE sum, a loop in row order that costs more than min and max
+ *  together. */
+void columnar_kernel_aggregate_select(const columnar_column_view *view, const uint8_t *mask, uint32_t wanted,
+                                      columnar_aggregate *aggregate);
 
 /** Decodes an INT/BOOL/LINK view's values into `out_values` (`view->count` elements; 0 where null; BOOL as 0/1),
  *  and its null flags (0/1) into `out_nulls` (may be NULL). Likewise for FLOAT/DOUBLE views into doubles, and

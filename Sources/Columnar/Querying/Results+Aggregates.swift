@@ -9,26 +9,26 @@ import QueryVM
 extension Results {
     /// The smallest value of a property (numbers and dates), or nil when there are no non-null values.
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .minMax) else { return nil }
+        guard let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MIN) else { return nil }
         return AggregateConversion.value(result.minimum, as: T.self, property: property)
     }
 
     /// The largest value of a property (numbers and dates), or nil when there are no non-null values.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .minMax) else { return nil }
+        guard let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MAX) else { return nil }
         return AggregateConversion.value(result.maximum, as: T.self, property: property)
     }
 
     /// The sum of a numeric property; zero when there are no values.
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        let result = aggregate(property, .sumAverage) ?? AggregateResult()
+        let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM) ?? AggregateResult()
         let isInteger = resolvedPath(property, .sumAverage)?.type == COLUMNAR_TYPE_INT
         return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
     }
 
     /// The mean of a numeric property, or nil when there are no non-null values.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .sumAverage) else { return nil }
+        guard let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM) else { return nil }
         return AggregateConversion.average(result, as: T.self, property: property)
     }
 
@@ -42,19 +42,22 @@ extension Results {
     }
 
     /// Aggregates the property over the results (nil when the results have no table).
-    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse) -> AggregateResult? {
+    /// `wanted` names the aggregates the caller reads (COLUMNAR_AGGREGATE_*), so a scan computes only those.
+    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse,
+                           wanted: UInt32) -> AggregateResult? {
         guard let target, let path = resolvedPath(property, use), !isInvalidated else { return nil }
         do {
             if query.distinct.isEmpty {
                 let executor = query.executor(core: core, target: target, source: source)
-                return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [])
+                return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [],
+                                              wanted: wanted)
             }
             // Distinct results: aggregate exactly the objects (or values) they hold.
             let program = QueryCompiler.compile(.constant(true), table: target.table, model: target.model,
                                                 source: source.keysProgramSource)
             let executor = QueryExecutor(program: program, transaction: core.currentTransaction,
                                          decimals: RealmCore.decimalSupport)
-            return try executor.aggregate(path, candidates: keys)
+            return try executor.aggregate(path, candidates: keys, wanted: wanted)
         } catch {
             fatalError("Columnar: cannot aggregate '\(property)': \(error)")
         }

@@ -21,10 +21,13 @@ public struct AggregateResult: Sendable {
 
 extension QueryExecutor {
     /// Aggregates `path` (a single-valued path: a column, or through to-one links) over the matching objects.
-    public func aggregate(_ path: CheckedPath, candidates: [Int64] = []) throws -> AggregateResult {
+    /// `wanted` (COLUMNAR_AGGREGATE_* flags) lets a scan skip the aggregates the caller does not read; the count
+    /// is always kept, and fields not asked for are meaningless.
+    public func aggregate(_ path: CheckedPath, candidates: [Int64] = [],
+                          wanted: UInt32 = UInt32(COLUMNAR_AGGREGATE_ALL)) throws -> AggregateResult {
         if isScan, path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
            [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP].contains(type) {
-            return try scanAggregate(column: column, type: type)
+            return try scanAggregate(column: column, type: type, wanted: wanted)
         }
         var result = AggregateResult()
         let compareLess = ScalarComparison(op: .lessThan, options: [], decimals: evaluator.decimals)
@@ -43,11 +46,11 @@ extension QueryExecutor {
         return result
     }
 
-    private func scanAggregate(column: columnar_col_id, type: columnar_type) throws -> AggregateResult {
+    private func scanAggregate(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult {
         var running = columnar_aggregate()
         try forEachCluster { cluster in
             var view = try cluster.view(column)
-            columnar_kernel_aggregate(&view, cluster.mask, &running)
+            columnar_kernel_aggregate_select(&view, cluster.mask, wanted, &running)
         }
         var result = AggregateResult()
         result.count = Int(running.count)
