@@ -28,29 +28,6 @@ private enum SortColumn {
     case bytes(arena: [UInt8], ends: [Int], nulls: [Bool])
     case values([ScalarValue])
 
-    func compare(_ left: Int, _ right: Int, decimals: QueryDecimalSupport?) -> Int {
-        switch self {
-        case .integers(let values, let nulls):
-            if nulls[left] || nulls[right] { return nulls[left] == nulls[right] ? 0 : (nulls[left] ? -1 : 1) }
-            return values[left] < values[right] ? -1 : (values[left] == values[right] ? 0 : 1)
-        case .doubles(let values, let nulls):
-            if nulls[left] || nulls[right] { return nulls[left] == nulls[right] ? 0 : (nulls[left] ? -1 : 1) }
-            return Self.compareDoubles(values[left], values[right])
-        case .bytes(let arena, let ends, let nulls):
-            if nulls[left] || nulls[right] { return nulls[left] == nulls[right] ? 0 : (nulls[left] ? -1 : 1) }
-            let leftStart = left == 0 ? 0 : ends[left - 1], rightStart = right == 0 ? 0 : ends[right - 1]
-            let leftCount = ends[left] - leftStart, rightCount = ends[right] - rightStart
-            let common = min(leftCount, rightCount)
-            let order = arena.withUnsafeBufferPointer { buffer in
-                common == 0 ? 0 : memcmp(buffer.baseAddress! + leftStart, buffer.baseAddress! + rightStart, common)
-            }
-            if order != 0 { return order < 0 ? -1 : 1 }
-            return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
-        case .values(let values):
-            return Self.compareValues(values[left], values[right], decimals: decimals)
-        }
-    }
-
     static func compareDoubles(_ left: Double, _ right: Double) -> Int {
         if left.isNaN || right.isNaN { return left.isNaN == right.isNaN ? 0 : (left.isNaN ? -1 : 1) }
         return left < right ? -1 : (left == right ? 0 : 1)
@@ -195,12 +172,14 @@ extension QueryExecutor {
                 }
             }
             return rank
-        case .values:
+        case .values(let values):
             order.sort { left, right in
-                let sign = column.compare(left, right, decimals: decimals)
+                let sign = SortColumn.compareValues(values[left], values[right], decimals: decimals)
                 return sign != 0 ? sign < 0 : left < right
             }
-            assignRanks(order, &rank) { column.compare(order[$0], order[$1], decimals: decimals) == 0 }
+            assignRanks(order, &rank) {
+                SortColumn.compareValues(values[order[$0]], values[order[$1]], decimals: decimals) == 0
+            }
             return rank
         }
     }
