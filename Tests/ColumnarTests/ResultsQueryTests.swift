@@ -129,4 +129,20 @@ final class ResultsQueryTests: RealmTestCase {
         let ruby = realm.object(ofType: Pet.self, forPrimaryKey: 4)!
         XCTAssertEqual(ruby.toys.where { $0.price < 2 }.map(\.brand), ["b0", "b1"])
     }
+
+    func testKeyPathSortsTakeOptionalAndBoolProperties() throws {
+        let realm = try openRealm()
+        try realm.write {
+            for (int, flag) in [(5, true), (nil, false), (2, true)] as [(Int?, Bool)] {
+                let object = AllTypes()
+                object.optionalInt = int
+                object.bool = flag
+                realm.add(object)
+            }
+        }
+        let all = realm.objects(AllTypes.self)
+        XCTAssertEqual(all.sorted(by: \.optionalInt).map(\.optionalInt), [nil, 2, 5])
+        XCTAssertEqual(all.sorted(by: \.optionalInt, ascending: false).map(\.optionalInt), [5, 2, nil])
+        XCTAssertEqual(all.sorted(by: \.bool).map(\.optionalInt), [nil, 5, 2])
+    }
 }

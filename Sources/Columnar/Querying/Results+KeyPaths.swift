@@ -4,7 +4,7 @@
 import Foundation
 
 extension Results where Element: ObjectBase {
-    public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
+    public func sorted<T: SortableType>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: _name(for: keyPath), ascending: ascending)
     }
 
@@ -30,7 +30,7 @@ extension Results where Element: ObjectBase {
 }
 
 extension QueryableObjectCollection where Element: ObjectBase {
-    public func sorted<T: Comparable>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
+    public func sorted<T: SortableType>(by keyPath: KeyPath<Element, T>, ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: _name(for: keyPath), ascending: ascending)
     }
 

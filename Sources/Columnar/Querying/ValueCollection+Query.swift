@@ -13,9 +13,9 @@ import CColumnar
 import Foundation
 import QueryVM
 
-/// Types a collection of values can sort and deduplicate directly (`sorted(ascending:)`, `distinct()`): numbers,
-/// dates and strings, and their optionals (RealmSwift's `SortableType`, without `Data`, which the engine does not
-/// sort).
+/// Types a collection of values can sort and deduplicate directly (`sorted(ascending:)`, `distinct()`), and the
+/// property types `sorted(by: \.keyPath)` accepts: bools, numbers, dates and strings, and their optionals — the
+/// types the engine sorts (RealmSwift's `SortableType` also names `Data`, which the engine does not sort).
 public protocol SortableType {}
 extension Int: SortableType {}
 extension Int8: SortableType {}
@@ -27,6 +27,7 @@ extension Double: SortableType {}
 extension Decimal128: SortableType {}
 extension Date: SortableType {}
 extension String: SortableType {}
+extension Bool: SortableType {}
 extension Optional: SortableType where Wrapped: SortableType {}
 
 /// What the query of a Results value runs against: a class's table in the Realm's model, or the element table of a
