@@ -195,6 +195,6 @@ extension Persisted where Value: LinkingObjectsProtocol {
     /// to this object (`@Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>`).
     public init(originProperty: String) {
         self.init(wrappedValue: Value(fromType: Value.Element.self, property: originProperty))
-        cell.originProperty = originProperty
+        cell?.originProperty = originProperty   // a cell-free accessor takes it from its class's prototype
     }
 }

@@ -25,6 +25,15 @@ open class ObjectBase: CustomStringConvertible {
         // The subclass's property wrappers were initialised just before this runs: their cells are on top of the
         // thread's pending stack. (Prototypes made by schema discovery are skipped.)
         let state = ThreadLocalState.current
+        if state.cellFreeOrder != nil {
+            // A cell-free accessor object (RealmCore.materialize): its wrappers took schema indexes, not cells.
+            precondition(state.cellFreeClass == ObjectIdentifier(type(of: self))
+                             && state.cellFreeCount == state.cellFreeOrder!.count,
+                         "Columnar: an accessor object's construction made other objects")
+            state.cellFreeOrder = nil
+            state.cellFreeClass = nil
+            return
+        }
         guard state.discoveryDepth == 0 else { return }
         let info = SchemaDiscovery.info(for: type(of: self))
         let count = info.schema.properties.count
@@ -59,13 +68,14 @@ open class ObjectBase: CustomStringConvertible {
 
     open var description: String {
         let schema = SchemaDiscovery.info(for: type(of: self)).schema
-        let cells = SchemaDiscovery.cells(of: self)
+        if !schema.properties.isEmpty, let location = _location, !(location.core.objectExists(location)) {
+            return "[invalid object]"
+        }
+        let cells = _location == nil ? SchemaDiscovery.cells(of: self) : []   // a managed object may have none
         var lines: [String] = []
         for (index, property) in schema.properties.enumerated() {
             let value: Any
-            if let location = _location, !(location.core.objectExists(location)) {
-                return "[invalid object]"
-            } else if let location = _location {
+            if let location = _location {
                 value = location.core.readAny(self, propertyIndex: index)
             } else {
                 value = cells[index].unmanagedValue

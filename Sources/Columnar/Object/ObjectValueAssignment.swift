@@ -58,22 +58,20 @@ enum ObjectValueAssignment {
     static func set(_ value: Any?, propertyIndex: Int, of object: ObjectBase) {
         let schema = SchemaDiscovery.info(for: type(of: object)).schema
         let property = schema.properties[propertyIndex]
-        let cells = SchemaDiscovery.cells(of: object)
         let newValue: Any = value ?? (Optional<Int>.none as Any)
         if let location = object._location {
             location.core.requireWriteTransaction()
-            let scratch = cells[propertyIndex]
-            // Validate through a fresh cell of the property's type, then write it as the unmanaged value would be.
-            let saved = scratch.unmanagedValue
+            // Validate through a fresh cell of the property's type (a managed object may have no cells), then write
+            // it as the unmanaged value would be.
+            let scratch = location.binding.info.prototypeCells[propertyIndex].makeScratchCell()
             set(newValue, cell: scratch, property: property, schema: schema)
             do {
                 try scratch.copyUnmanagedValue(to: object, column: location.binding.columns[propertyIndex])
             } catch {
                 fatalError("Columnar: cannot set '\(schema.className).\(property.name)': \(error)")
             }
-            _ = scratch.setUnmanagedValue(saved)
         } else {
-            set(newValue, cell: cells[propertyIndex], property: property, schema: schema)
+            set(newValue, cell: SchemaDiscovery.cells(of: object)[propertyIndex], property: property, schema: schema)
         }
     }
 }

@@ -8,6 +8,11 @@
 //
 // Unmanaged objects keep values in the cell. Managed objects read and write their row's columns: the column of a
 // property is found once per class by key path and cached in the cell.
+//
+// Accessor objects that `RealmCore.materialize` makes for rows have no cells at all when their class allows it
+// (ClassInfo.cellFreeOrder): while it constructs one, each wrapper's initializer takes its schema index from the
+// thread's construction state instead of allocating a cell, and managed reads use that index directly. Making an
+// accessor then costs the object's own allocation only.
 
 import CColumnar
 import Foundation
@@ -36,8 +41,11 @@ class PersistedCellBase {
     /// The unmanaged value (or the default), type-erased (subscript(key:), description, init(value:)).
     var unmanagedValue: Any { fatalError("abstract") }
     func setUnmanagedValue(_ value: Any) -> Bool { fatalError("abstract") }
-    /// Reads a managed object's value of this property, type-erased.
+    /// Reads a managed object's value of this property, type-erased. Uses only the cell's type and declared
+    /// attributes, so the cells of a class's schema prototype serve for every object of the class.
     func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any { fatalError("abstract") }
+    /// A new cell of the same value type, part of no object (`object[key] = value` converts values through one).
+    func makeScratchCell() -> PersistedCellBase { fatalError("abstract") }
     /// Calls `body` with the unmanaged value as an engine value.
     func withUnmanagedEngineValue<R>(in core: RealmCore, _ body: (inout columnar_value) throws -> R) throws -> R {
         fatalError("abstract")
@@ -49,10 +57,17 @@ class PersistedCellBase {
 final class PersistedCell<Value: _Persistable>: PersistedCellBase {
     var value: Value?
 
-    init(value: Value?) {
+    /// A cell that joins `state`'s pending stack, to be claimed by the object being constructed.
+    init(value: Value?, pendingIn state: ThreadLocalState) {
         self.value = value
         super.init()
-        ThreadLocalState.current.pendingCells.append(self)
+        state.pendingCells.append(self)
+    }
+
+    /// A cell of no object (a scratch cell that validates and converts a value).
+    init(unregisteredValue value: Value?) {
+        self.value = value
+        super.init()
     }
 
     /// The current value: the managed row's when the owner is managed, else the unmanaged value.
@@ -70,6 +85,8 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
     }
 
     override var storageType: _StorageType { Value._storage }
+
+    override func makeScratchCell() -> PersistedCellBase { PersistedCell(unregisteredValue: nil) }
 
     override func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws {
         let value = self.value ?? Value._rlmDefaultValue()
@@ -120,14 +137,18 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
 
 /// Implemented by every `Persisted<Value>` so that schema discovery can read a property through `Mirror`.
 protocol PersistedProperty {
-    var persistedCell: PersistedCellBase { get }
+    /// The wrapper's cell; nil in the wrappers of cell-free accessor objects (see the top of this file).
+    var persistedCell: PersistedCellBase? { get }
 }
 
 @propertyWrapper
 public struct Persisted<Value: _Persistable>: PersistedProperty {
-    let cell: PersistedCell<Value>
+    /// The property's state: nil when the wrapper belongs to a cell-free accessor object.
+    let cell: PersistedCell<Value>?
+    /// In a cell-free accessor object, the property's index in its class's schema; -1 otherwise.
+    let cellFreeIndex: Int32
 
-    var persistedCell: PersistedCellBase { cell }
+    var persistedCell: PersistedCellBase? { cell }
 
     /// Direct access is not possible: a `@Persisted` property lives in an `Object` and is reached through it.
     @available(*, unavailable, message: "@Persisted can only be used as a property on an Object")
@@ -137,36 +158,65 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         set { fatalError("@Persisted can only be used as a property on an Object") }
     }
 
+    // Each initializer first asks whether a cell-free accessor object is being constructed (RealmCore.materialize):
+    // then the wrapper takes the next schema index and no cell. The cell is made in a separate function so that
+    // the cell-free path touches no generic metadata (`Value?`, `PersistedCell<Value>`): the wrapper is not
+    // specialized across the module boundary, and each metadata lookup costs tens of nanoseconds.
+
     /// A property with the type's default value (0, "", empty collection, nil).
     public init() {
-        cell = PersistedCell(value: nil)
+        let state = ThreadLocalState.current
+        if let index = state.takeCellFreeIndex() {
+            cell = nil
+            cellFreeIndex = index
+        } else {
+            cell = Self.pendingCell(in: state)
+            cellFreeIndex = -1
+        }
     }
 
     /// A property with an initial value for new unmanaged objects.
     public init(wrappedValue value: Value) {
-        cell = PersistedCell(value: value)
+        let state = ThreadLocalState.current
+        if let index = state.takeCellFreeIndex() {
+            cell = nil
+            cellFreeIndex = index
+        } else {
+            cell = Self.pendingCell(holding: value, in: state)
+            cellFreeIndex = -1
+        }
     }
 
     /// A property that is the primary key (or, with `false`, an ordinary one).
     public init(primaryKey: Bool) {
-        cell = PersistedCell(value: nil)
-        cell.isPrimaryKey = primaryKey
+        self.init()
+        cell?.isPrimaryKey = primaryKey
     }
 
     public init(wrappedValue value: Value, primaryKey: Bool) {
-        cell = PersistedCell(value: value)
-        cell.isPrimaryKey = primaryKey
+        self.init(wrappedValue: value)
+        cell?.isPrimaryKey = primaryKey
     }
 
     /// A property with a search index.
     public init(indexed: Bool) {
-        cell = PersistedCell(value: nil)
-        cell.isIndexed = indexed
+        self.init()
+        cell?.isIndexed = indexed
     }
 
     public init(wrappedValue value: Value, indexed: Bool) {
-        cell = PersistedCell(value: value)
-        cell.isIndexed = indexed
+        self.init(wrappedValue: value)
+        cell?.isIndexed = indexed
+    }
+
+    @inline(never)
+    private static func pendingCell(in state: ThreadLocalState) -> PersistedCell<Value> {
+        PersistedCell(value: nil, pendingIn: state)
+    }
+
+    @inline(never)
+    private static func pendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
+        PersistedCell(value: value, pendingIn: state)
     }
 
     public static subscript<EnclosingSelf: ObjectBase>(
@@ -175,20 +225,25 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            let cell = object[keyPath: storageKeyPath].cell
-            guard object._location != nil else {
-                if cell.isKeyPathProbe { return KeyPathProbe.read(cell, of: object, wrappedKeyPath: wrappedKeyPath) }
-                if let value = cell.value { return value }
-                // Keep the default: a collection read from an unmanaged object must be the one later appends reach.
-                let value = Value._rlmDefaultValue()
-                cell.value = value
-                return value
+            let wrapper = object[keyPath: storageKeyPath]
+            // The common managed read (a cell-free accessor) first; the rest, which needs `Value?`'s metadata,
+            // out of line.
+            if wrapper.cell == nil, let location = object._location {
+                let column = location.binding.columns[Int(wrapper.cellFreeIndex)]
+                if column != COLUMNAR_NO_COLUMN { return object._managedRead(Value.self, column: column) }
             }
-            if cell.originProperty != nil { return cell.readManaged(from: object, column: COLUMNAR_NO_COLUMN) as! Value }
-            return object._managedRead(Value.self, column: object._column(of: cell, keyPath: storageKeyPath))
+            return read(wrapper, of: object, wrappedKeyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
         }
         set {
-            let cell = object[keyPath: storageKeyPath].cell
+            let wrapper = object[keyPath: storageKeyPath]
+            guard let cell = wrapper.cell else {
+                guard let location = object._location else {
+                    ThreadLocalState.current.cellFreeObjectWasAccessed = true
+                    return
+                }
+                object._managedSet(newValue, column: location.binding.columns[Int(wrapper.cellFreeIndex)])
+                return
+            }
             guard object._location != nil else {
                 cell.value = newValue
                 return
@@ -196,13 +251,48 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
         }
     }
+
+    /// Every read but a cell-free accessor's of a column.
+    @inline(never)
+    private static func read<EnclosingSelf: ObjectBase>(
+        _ wrapper: Persisted, of object: EnclosingSelf, wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        guard let cell = wrapper.cell else { return cellFreeRead(object, index: Int(wrapper.cellFreeIndex)) }
+        guard object._location != nil else {
+            if cell.isKeyPathProbe { return KeyPathProbe.read(cell, of: object, wrappedKeyPath: wrappedKeyPath) }
+            if let value = cell.value { return value }
+            // Keep the default: a collection read from an unmanaged object must be the one later appends reach.
+            let value = Value._rlmDefaultValue()
+            cell.value = value
+            return value
+        }
+        if cell.originProperty != nil { return cell.readManaged(from: object, column: COLUMNAR_NO_COLUMN) as! Value }
+        return object._managedRead(Value.self, column: object._column(of: cell, keyPath: storageKeyPath))
+    }
+
+    /// A read of a cell-free accessor object's property.
+    private static func cellFreeRead(_ object: ObjectBase, index: Int) -> Value {
+        guard let location = object._location else {
+            // Only while schema discovery tries constructing the class without cells (an initializer that reads
+            // its properties rules that out).
+            ThreadLocalState.current.cellFreeObjectWasAccessed = true
+            return Value._rlmDefaultValue()
+        }
+        let column = location.binding.columns[index]
+        if column == COLUMNAR_NO_COLUMN {   // linking objects: the backlinks of the declared origin property
+            return location.binding.info.prototypeCells[index].readManaged(from: object, column: column) as! Value
+        }
+        return object._managedRead(Value.self, column: column)
+    }
 }
 
 extension Persisted: Encodable where Value: Encodable {
     /// Encodes the property's value (the managed row's value for a managed object).
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(cell.currentValue)
+        // Encodable classes never make cell-free accessors (ClassInfo.cellFreeOrder), so there is a cell.
+        try container.encode(cell!.currentValue)
     }
 }
 

@@ -11,8 +11,27 @@ final class ThreadLocalState {
     var pendingCells: [PersistedCellBase] = []
     /// Above 0 while schema discovery constructs a prototype (its cells are not claimed).
     var discoveryDepth = 0
+    /// While `RealmCore.materialize` constructs a cell-free accessor object (Persisted.swift): the schema index of
+    /// each `@Persisted` wrapper in the order Swift initialises them, how many have been initialised, and the class.
+    /// ObjectBase.init clears them.
+    var cellFreeOrder: [Int32]?
+    var cellFreeCount = 0
+    var cellFreeClass: ObjectIdentifier?
+    /// Set when a wrapper of a cell-free object is read or written before the object is managed: schema discovery
+    /// constructs each class once this way, and a class whose initializer uses its properties keeps its cells.
+    var cellFreeObjectWasAccessed = false
     /// The recording of the probe cells a key path reads, while KeyPathNames reads one (Query/KeyPathNames.swift).
     var keyPathProbe: KeyPathProbe?
+
+    /// The schema index the next wrapper of a cell-free accessor object takes, or nil when none is being made.
+    @inline(__always)
+    func takeCellFreeIndex() -> Int32? {
+        guard let order = cellFreeOrder else { return nil }
+        let position = cellFreeCount
+        precondition(position < order.count, "Columnar: an accessor object's construction made other objects")
+        cellFreeCount = position + 1
+        return order[position]
+    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

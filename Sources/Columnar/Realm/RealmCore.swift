@@ -9,14 +9,16 @@ import QueryVM
 
 /// A model class bound to its table in one file: the table id and each property's column id.
 final class ClassBinding {
+    let info: ClassInfo
     let schema: ObjectSchema
     let table: columnar_table_id
     /// Per property (schema order); `COLUMNAR_NO_COLUMN` for linking objects, which have no column.
     let columns: [columnar_col_id]
     let primaryKeyIndex: Int?
 
-    init(schema: ObjectSchema, table: columnar_table_id, columns: [columnar_col_id]) {
-        self.schema = schema
+    init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id]) {
+        self.info = info
+        self.schema = info.schema
         self.table = table
         self.columns = columns
         self.primaryKeyIndex = schema.properties.firstIndex(where: \.isPrimary)
@@ -189,7 +191,8 @@ final class RealmCore {
         }
         let txn = currentTransaction
         for candidate in reachable where bindings[ObjectIdentifier(candidate)] == nil {
-            let schema = SchemaDiscovery.info(for: candidate).schema
+            let info = SchemaDiscovery.info(for: candidate)
+            let schema = info.schema
             var table: columnar_table_id = 0
             try Engine.check(columnar_table_find(txn, schema.className, &table))
             var columns: [columnar_col_id] = []
@@ -203,7 +206,7 @@ final class RealmCore {
                 try checkColumn(txn, table, column, property, schema)
                 columns.append(column)
             }
-            bindings[ObjectIdentifier(candidate)] = ClassBinding(schema: schema, table: table, columns: columns)
+            bindings[ObjectIdentifier(candidate)] = ClassBinding(info: info, table: table, columns: columns)
         }
         return bindings[ObjectIdentifier(type)]
     }
@@ -318,8 +321,10 @@ final class RealmCore {
 
     /// Reads a property type-erased (description, subscript(key:)).
     func readAny(_ object: ObjectBase, propertyIndex: Int) -> Any {
-        let cells = SchemaDiscovery.cells(of: object)
-        return cells[propertyIndex].readManaged(from: object, column: object._location!.binding.columns[propertyIndex])
+        // The prototype's cell knows the value type and the origin of linking objects; the object may have no cells.
+        let binding = object._location!.binding
+        return binding.info.prototypeCells[propertyIndex].readManaged(from: object,
+                                                                      column: binding.columns[propertyIndex])
     }
 
     func write<Value: _Persistable>(_ value: Value, _ location: ObjectLocation, column: columnar_col_id) throws {
@@ -366,10 +371,20 @@ final class RealmCore {
 
     /// An accessor object for the row `key` of `type`'s table.
     func materialize<T: ObjectBase>(_ type: T.Type, key: columnar_key) -> T {
-        let object = type.init()
-        for cell in object._cells ?? [] { cell.owner = object }
-        object._location = ObjectLocation(core: self, binding: requireBinding(for: type), key: key,
-                                          generation: generation)
+        let binding = requireBinding(for: type)
+        let object: T
+        if let order = binding.info.cellFreeOrder {
+            // Without cells (Persisted.swift): the wrappers take their schema indexes, ObjectBase.init checks them.
+            let state = ThreadLocalState.current
+            state.cellFreeOrder = order
+            state.cellFreeCount = 0
+            state.cellFreeClass = ObjectIdentifier(type)
+            object = type.init()
+        } else {
+            object = type.init()
+            for cell in object._cells ?? [] { cell.owner = object }
+        }
+        object._location = ObjectLocation(core: self, binding: binding, key: key, generation: generation)
         return object
     }
 

@@ -3,6 +3,10 @@
 // A prototype instance is made with the required `init()`, and `Mirror` lists its `@Persisted` properties (as
 // `_name`, in declaration order; superclass properties first). Each wrapper's shared cell says the property's
 // storage type and its declared attributes. The result is computed once per class and cached.
+//
+// Discovery also decides whether the accessor objects of the class can be made without cells (Persisted.swift):
+// it can when the class is not Encodable (encoding a wrapper reaches the value through its cell), constructing it
+// makes no other objects, and its initializer does not use its properties (tried once by constructing it so).
 
 import CColumnar
 import Foundation
@@ -14,12 +18,20 @@ final class ClassInfo: @unchecked Sendable {
     /// EmbeddedObject, so construction creates its cells in schema order. (With deeper hierarchies subclass
     /// properties are initialised before superclass ones, the reverse of the schema's order.)
     let cellsAreClaimable: Bool
+    /// The cells of the prototype discovery made, in schema order: they give each property's value type and
+    /// declared attributes to type-erased paths (`readAny`, `object[key] = value`) for objects without cells.
+    let prototypeCells: [PersistedCellBase]
+    /// When accessor objects of the class can be made without cells: the schema index of each `@Persisted`
+    /// wrapper in the order construction initialises them (subclass properties before superclass ones).
+    let cellFreeOrder: [Int32]?
     private let lock = NSLock()
     private var indexByKeyPath: [AnyKeyPath: Int] = [:]
 
-    init(schema: ObjectSchema, cellsAreClaimable: Bool) {
+    init(schema: ObjectSchema, cellsAreClaimable: Bool, prototypeCells: [PersistedCellBase], cellFreeOrder: [Int32]?) {
         self.schema = schema
         self.cellsAreClaimable = cellsAreClaimable
+        self.prototypeCells = prototypeCells
+        self.cellFreeOrder = cellFreeOrder
     }
 
     /// The property index of the wrapper reached through `keyPath` (whose cell is `cell` in `object`). Learned on
@@ -55,18 +67,50 @@ enum SchemaDiscovery {
         let state = ThreadLocalState.current
         let pendingBefore = state.pendingCells.count
         state.discoveryDepth += 1
-        let superclass = Mirror(reflecting: type.init()).superclassMirror?.subjectType
-        let schema = discover(type)
+        let prototype = type.init()
+        // The cells construction made, in the order it made them (with those of any other objects it made).
+        let constructionCells = Array(state.pendingCells[pendingBefore...])
+        let superclass = Mirror(reflecting: prototype).superclassMirror?.subjectType
+        let schema = discover(type, prototype: prototype)
+        let prototypeCells = cells(of: prototype)
+        let cellFreeOrder = cellFreeConstructionOrder(type, prototypeCells: prototypeCells,
+                                                      constructionCells: constructionCells, state: state)
         state.discoveryDepth -= 1
-        // Forget the prototypes' cells.
+        // Forget the prototype's cells.
         state.pendingCells.removeLast(state.pendingCells.count - pendingBefore)
         let info = ClassInfo(schema: schema,
-                             cellsAreClaimable: superclass == Object.self || superclass == EmbeddedObject.self)
+                             cellsAreClaimable: superclass == Object.self || superclass == EmbeddedObject.self,
+                             prototypeCells: prototypeCells, cellFreeOrder: cellFreeOrder)
         lock.lock()
         defer { lock.unlock() }
         if let raced = infos[id] { return raced }
         infos[id] = info
         return info
+    }
+
+    /// The order in which construction initialises the class's wrappers, as schema indexes, when its accessor
+    /// objects can be made without cells (see the top of this file); nil when they cannot.
+    private static func cellFreeConstructionOrder(_ type: ObjectBase.Type, prototypeCells: [PersistedCellBase],
+                                                  constructionCells: [PersistedCellBase],
+                                                  state: ThreadLocalState) -> [Int32]? {
+        guard !(type is Encodable.Type), constructionCells.count == prototypeCells.count else { return nil }
+        var order: [Int32] = []
+        for cell in constructionCells {
+            guard let index = prototypeCells.firstIndex(where: { $0 === cell }) else { return nil }
+            order.append(Int32(index))
+        }
+        // Construct one without cells, as RealmCore.materialize will: an initializer that reads or writes its
+        // properties (it would find no values) rules the class out.
+        state.cellFreeOrder = order
+        state.cellFreeCount = 0
+        state.cellFreeClass = ObjectIdentifier(type)
+        state.cellFreeObjectWasAccessed = false
+        _ = type.init()
+        let usable = state.cellFreeOrder == nil && !state.cellFreeObjectWasAccessed
+        state.cellFreeOrder = nil
+        state.cellFreeClass = nil
+        state.cellFreeObjectWasAccessed = false
+        return usable ? order : nil
     }
 
     /// The persisted-property cells of an object, in schema order.
@@ -81,7 +125,11 @@ enum SchemaDiscovery {
         var cells: [PersistedCellBase] = []
         for current in mirrors.reversed() {
             for child in current.children {
-                if let property = child.value as? PersistedProperty { cells.append(property.persistedCell) }
+                guard let property = child.value as? PersistedProperty else { continue }
+                guard let cell = property.persistedCell else {
+                    fatalError("Columnar: the cells of a cell-free accessor object were asked for")
+                }
+                cells.append(cell)
             }
         }
         return cells
@@ -106,8 +154,7 @@ enum SchemaDiscovery {
         return names
     }
 
-    private static func discover(_ type: ObjectBase.Type) -> ObjectSchema {
-        let prototype = type.init()
+    private static func discover(_ type: ObjectBase.Type, prototype: ObjectBase) -> ObjectSchema {
         let cells = cells(of: prototype)
         let names = names(of: prototype)
         let objectType = type as? Object.Type
