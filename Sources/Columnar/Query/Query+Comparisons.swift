@@ -9,9 +9,10 @@
 
 import QueryVM
 
-// MARK: Numbers and dates
+// MARK: Ordering
 
-extension Query where T: _QueryNumeric {
+/// Numbers and dates by value; strings and data bytewise (UTF-8 order is Unicode scalar order).
+extension Query where T: _QueryOrdered {
     public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> {
         .comparison(.greaterThan, lhs.node, constant(rhs))
     }
@@ -43,7 +44,11 @@ extension Query where T: _QueryNumeric {
     public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
         .comparison(.lessThanOrEqual, lhs.node, rhs.node)
     }
+}
 
+// MARK: Numbers and dates
+
+extension Query where T: _QueryNumeric {
     // MARK: Aggregates over a to-many key path
 
     /// The smallest value among the elements of the collection this key path goes through
@@ -170,39 +175,6 @@ extension Query where T: _QueryBinary {
         .comparison(.notEqual, node, column.node, options: options.comparisonOptions)
     }
 
-    // Strings and data are ordered bytewise (UTF-8 order is Unicode scalar order).
-
-    public static func > (_ lhs: Query, _ rhs: T) -> Query<Bool> {
-        .comparison(.greaterThan, lhs.node, constant(rhs))
-    }
-
-    public static func > (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
-        .comparison(.greaterThan, lhs.node, rhs.node)
-    }
-
-    public static func >= (_ lhs: Query, _ rhs: T) -> Query<Bool> {
-        .comparison(.greaterThanOrEqual, lhs.node, constant(rhs))
-    }
-
-    public static func >= (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
-        .comparison(.greaterThanOrEqual, lhs.node, rhs.node)
-    }
-
-    public static func < (_ lhs: Query, _ rhs: T) -> Query<Bool> {
-        .comparison(.lessThan, lhs.node, constant(rhs))
-    }
-
-    public static func < (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
-        .comparison(.lessThan, lhs.node, rhs.node)
-    }
-
-    public static func <= (_ lhs: Query, _ rhs: T) -> Query<Bool> {
-        .comparison(.lessThanOrEqual, lhs.node, constant(rhs))
-    }
-
-    public static func <= (_ lhs: Query, _ rhs: Query) -> Query<Bool> {
-        .comparison(.lessThanOrEqual, lhs.node, rhs.node)
-    }
 }
 
 // MARK: Persistable enums

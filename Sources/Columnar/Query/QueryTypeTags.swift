@@ -10,9 +10,13 @@
 
 import Foundation
 
+/// Types that queries order with `<`, `<=`, `>`, `>=`: the numeric and the byte-string types below.
+public protocol _QueryOrdered {}
+extension Optional: _QueryOrdered where Wrapped: _QueryOrdered {}
+
 /// Types that can be compared with `<`, `>` and aggregated (`min`, `max`, `sum`, `avg`) in queries: the integer
 /// types, Float, Double, Decimal128, Date, and their optionals.
-public protocol _QueryNumeric {}
+public protocol _QueryNumeric: _QueryOrdered {}
 extension Int: _QueryNumeric {}
 extension Int8: _QueryNumeric {}
 extension Int16: _QueryNumeric {}
@@ -26,7 +30,7 @@ extension Optional: _QueryNumeric where Wrapped: _QueryNumeric {}
 
 /// Types with the byte-string operations of queries (`contains`, `starts(with:)`, `ends(with:)`, `equals` with
 /// options, and ordering): String, Data, and their optionals.
-public protocol _QueryBinary {}
+public protocol _QueryBinary: _QueryOrdered {}
 extension Data: _QueryBinary {}
 extension Optional: _QueryBinary where Wrapped: _QueryBinary {}
 
