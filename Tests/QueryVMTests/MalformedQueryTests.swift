@@ -80,6 +80,8 @@ final class MalformedQueryTests: XCTestCase {
             ("name == \"a\\q\"", [], 10, "found '\\q'"),
             ("name == 'a\\", [], 11, "escaped character"),
             ("_id == oid(123)", [], 11, "ObjectId of 24 hexadecimal digits"),
+            // Fullwidth digits are hexadecimal digits to Character.isHexDigit, but not to a literal.
+            ("_id == oid(５０７f1f77bcf86cd799439011)", [], 11, "ObjectId of 24 hexadecimal digits"),
             ("_id == oid(507f1f77bcf86cd799439011", [], 35, "expected ')' to close the literal"),
             ("u == uuid(3B241101E2BB42558CAF4136C566A962)", [], 10, "8-4-4-4-12"),
             ("b == B64\"***\"", [], 8, "base64"),

@@ -378,7 +378,7 @@ private struct Checker {
             return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
         case (COLUMNAR_TYPE_OBJECTID, .objectId(let bytes)): return .objectId(bytes)
         case (COLUMNAR_TYPE_OBJECTID, .string(let text)):
-            guard let bytes = Self.hexBytes(text), bytes.count == 12 else { throw mismatch() }
+            guard let bytes = QueryValue.bytes(fromHex: text), bytes.count == 12 else { throw mismatch() }
             return .objectId(bytes)
         case (COLUMNAR_TYPE_UUID, .uuid(let bytes)): return .uuid(bytes)
         case (COLUMNAR_TYPE_UUID, .string(let text)):
@@ -388,28 +388,6 @@ private struct Checker {
             throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil or another link")
         default:
             throw mismatch()
-        }
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let high = hexDigit(digits[index]), let low = hexDigit(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x61...0x66: return byte - 0x61 + 10
-        case 0x41...0x46: return byte - 0x41 + 10
-        default: return nil
         }
     }
 

@@ -164,15 +164,13 @@ struct PredicateLexer {
         }
         offset += 1
         let parts = content.split(separator: "-", omittingEmptySubsequences: false)
-        let valid = parts.count == groups.count
-            && zip(parts, groups).allSatisfy { part, length in
-                part.count == length && part.allSatisfy { $0.isHexDigit }
-            }
-        guard valid else {
+        // Group lengths first; then the digits must be ASCII hexadecimal (Character.isHexDigit also accepts the
+        // fullwidth forms, which are not digits of a literal).
+        let shaped = parts.count == groups.count && zip(parts, groups).allSatisfy { part, length in part.count == length }
+        guard shaped, let bytes = QueryValue.bytes(fromHex: parts.joined()) else {
             throw QuerySyntaxError(offset: contentStart, message: "expected \(kind), found '\(content)'")
         }
-        let digits = Array(parts.joined())
-        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0 ... $0 + 1]), radix: 16)! }
+        return bytes
     }
 
     /// A quoted string; the quote character is the one at the current offset. Escapes: `\\`, `\'`, `\"`, `\n`,
