@@ -81,7 +81,7 @@ public struct LinkingObjects<Element: ObjectBase>: LinkingObjectsProtocol, Custo
     }
 
     /// The name of the origin class.
-    public var objectClassName: String { String(describing: Element.self) }
+    public var objectClassName: String { Element.storedClassName }
 
     /// The number of links to the object (`columnar_backlink_count`).
     public var count: Int {
@@ -168,7 +168,7 @@ extension LinkingObjects: _Persistable, ManagedCollectionProperty, ManagedLinkin
     /// property): the origin property is the one the class declares for this origin class, when there is exactly
     /// one.
     static func managed(in core: RealmCore, location: ObjectLocation, column: columnar_col_id) -> Any {
-        let originClass = String(describing: Element.self)
+        let originClass = Element.storedClassName
         let candidates = location.binding.schema.properties.filter {
             $0.type == .linkingObjects && $0.objectClassName == originClass
         }

@@ -36,7 +36,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
-        (Element.self as? ObjectBase.Type).map { String(describing: $0) }
+        (Element.self as? ObjectBase.Type).map { $0.storedClassName }
     }
 
     public var count: Int { managed?.size ?? unmanaged.count }

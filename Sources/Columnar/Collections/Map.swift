@@ -66,7 +66,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// The class name of the values when they are objects, else nil.
     public var objectClassName: String? {
-        Self.valueType._storage.objectType.map { String(describing: $0) }
+        Self.valueType._storage.objectType.map { $0.storedClassName }
     }
 
     /// The number of key-value pairs (`columnar_coll_size`).

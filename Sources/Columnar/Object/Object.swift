@@ -43,6 +43,17 @@ open class ObjectBase: CustomStringConvertible {
         if info.cellsAreClaimable { _cells = cells }
     }
 
+    /// The name the class is stored under: `_realmObjectName()` when a class overrides it, else the Swift class
+    /// name without its module.
+    public class func className() -> String { SchemaDiscovery.info(for: self).schema.className }
+
+    /// Override to store the class under another name than its Swift name (two Swift classes with the same stored
+    /// name describe the same table, for instance an old and a new version of a model).
+    open class func _realmObjectName() -> String? { nil }
+
+    /// The stored class name, found without schema discovery (safe while discovering a class that links here).
+    static var storedClassName: String { _realmObjectName() ?? String(describing: self) }
+
     /// Whether the object is managed by a Realm.
     var isManaged: Bool { _location != nil }
 

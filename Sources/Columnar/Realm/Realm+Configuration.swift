@@ -29,28 +29,48 @@ extension Realm {
             }
         }
 
+        /// A key to encrypt the file with. Columnar does not encrypt files: opening a Realm whose configuration
+        /// has a key throws a `ColumnarError` (code `.misuse`) rather than storing the data unencrypted.
+        public var encryptionKey: Data?
         /// Open the file read-only: writing is refused.
         public var readOnly: Bool = false
-        /// The version of the schema; recorded for migrations.
+        /// The version of the model classes' schema. It is stored in the file; opening a file with a lower version
+        /// than the stored one throws, and opening it with a higher one runs a migration (see `migrationBlock`).
         public var schemaVersion: UInt64 = 0
+        /// Called inside the migration's write transaction when the file's schema version is lower than
+        /// `schemaVersion`, with the stored version (see the "Schema Versions and Migrations" article).
+        public var migrationBlock: MigrationBlock?
+        /// Delete the file and start again, empty, instead of migrating: when the stored schema version differs
+        /// from `schemaVersion`, or a class of `objectTypes` is stored with properties of other types.
+        public var deleteRealmIfMigrationNeeded: Bool = false
         /// The model classes of this Realm. nil: classes are added to the file as they are first used.
         public var objectTypes: [ObjectBase.Type]?
         /// The most versions that may be live at once (pinned by readers, frozen objects, plus the latest) before
         /// beginning a write fails. nil: no limit.
         public var maximumNumberOfActiveVersions: UInt?
+        /// A Realm file copied to `fileURL` when the Realm is first opened and no file exists there yet.
+        public var seedFilePath: URL?
 
         public init(fileURL: URL? = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
                         .appendingPathComponent("default.realm"),
                     inMemoryIdentifier: String? = nil,
+                    encryptionKey: Data? = nil,
                     readOnly: Bool = false,
                     schemaVersion: UInt64 = 0,
+                    migrationBlock: MigrationBlock? = nil,
+                    deleteRealmIfMigrationNeeded: Bool = false,
                     objectTypes: [ObjectBase.Type]? = nil,
+                    seedFilePath: URL? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil) {
             self.storedFileURL = inMemoryIdentifier == nil ? fileURL : nil
             self.storedInMemoryIdentifier = inMemoryIdentifier
+            self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
             self.objectTypes = objectTypes
+            self.seedFilePath = seedFilePath
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
         }
 

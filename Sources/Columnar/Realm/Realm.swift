@@ -49,6 +49,9 @@ public struct Realm: Equatable {
         Engine.mustSucceed(columnar_table_count(txn, &tableCount), "counting tables")
         for table in 0..<tableCount {
             var count: UInt64 = 0
+            var info = columnar_table_info()
+            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK,
+                  !SchemaVersionRecord.isMetadata(info) else { continue }
             if columnar_obj_count(txn, table, &count) == COLUMNAR_OK, count > 0 { return false }
         }
         return true
@@ -204,7 +207,15 @@ enum RealmRegistry {
             table = CoreTable()
             Thread.current.threadDictionary[threadKey] = table
         }
-        if let core = table.cores[key]?.core { return core }
+        if let core = table.cores[key]?.core {
+            guard core.configuration.schemaVersion == configuration.schemaVersion else {
+                throw ColumnarError(code: .misuse, message: "The Realm at '\(identity.path)' is already open on this "
+                                        + "thread with schema version \(core.configuration.schemaVersion), not "
+                                        + "\(configuration.schemaVersion)")
+            }
+            return core
+        }
+        try RealmOpening.prepare(configuration)
         let file = try openFile(key: key, identity: identity, configuration: configuration)
         let core = try RealmCore(file: file, configuration: configuration)
         table.cores[key] = WeakCore(core)

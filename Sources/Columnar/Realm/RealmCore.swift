@@ -49,6 +49,7 @@ final class RealmCore {
         self.file = file
         self.configuration = configuration
         try beginRead()
+        try SchemaMigration.run(self)
         if let types = configuration.objectTypes {
             for type in types { _ = try binding(for: type) }
         }
@@ -240,8 +241,9 @@ final class RealmCore {
         return false
     }
 
-    /// Creates missing tables (all first, so links can name them), then missing columns.
-    private func createSchema(_ types: [ObjectBase.Type]) throws {
+    /// Creates missing tables (all first, so links can name them), then missing columns. A migration sets primary
+    /// keys itself, after its block has run (`primaryKeys: false`).
+    func createSchema(_ types: [ObjectBase.Type], primaryKeys: Bool = true) throws {
         let txn = currentTransaction
         var tables: [ObjectIdentifier: columnar_table_id] = [:]
         for type in types {
@@ -268,7 +270,9 @@ final class RealmCore {
                     spec.name = name
                     try Engine.check(columnar_column_add(txn, table, &spec, &column))
                 }
-                if property.isPrimary { try Engine.check(columnar_table_set_primary_key(txn, table, column)) }
+                if property.isPrimary && primaryKeys {
+                    try Engine.check(columnar_table_set_primary_key(txn, table, column))
+                }
             }
         }
         noteLocalChange()
@@ -279,15 +283,23 @@ final class RealmCore {
                              _ property: Property, _ schema: ObjectSchema) throws {
         var info = columnar_column_info()
         try Engine.check(columnar_column_info_get(txn, table, column, &info))
+        if let difference = Self.shapeDifference(info, property) {
+            throw ColumnarError(code: .misuse, message: "Migration is required: property '\(schema.className)."
+                + "\(property.name)' \(difference) (to migrate, raise the configuration's schemaVersion and list "
+                + "the class in objectTypes)")
+        }
+    }
+
+    /// How a stored column differs from what the property needs (type, collection kind, optionality), or nil when
+    /// the column can hold it.
+    static func shapeDifference(_ info: columnar_column_info, _ property: Property) -> String? {
         let storage = property.storage
         let nullableMatches = info.nullable == storage.nullable
             || (storage.type == COLUMNAR_TYPE_LINK && storage.collection == COLUMNAR_COLLECTION_NONE)
-        if info.type != storage.type || info.collection != storage.collection || !nullableMatches {
-            throw ColumnarError(code: .misuse, message: "Migration is required: property '\(schema.className)."
-                + "\(property.name)' is stored as \(PropertyType(info.type))\(info.nullable ? "?" : "") "
-                + "(collection kind \(info.collection.rawValue)) in the file but declared as \(property.type)"
-                + "\(storage.nullable ? "?" : "") (collection kind \(storage.collection.rawValue)) in the model")
-        }
+        if info.type == storage.type && info.collection == storage.collection && nullableMatches { return nil }
+        return "is stored as \(PropertyType(info.type))\(info.nullable ? "?" : "") (collection kind "
+            + "\(info.collection.rawValue)) in the file but declared as \(property.type)\(storage.nullable ? "?" : "") "
+            + "(collection kind \(storage.collection.rawValue)) in the model"
     }
 
     /// The schema of every class bound so far (the classes this Realm has used or was configured with).
@@ -525,7 +537,8 @@ final class RealmCore {
         try Engine.check(columnar_table_count(txn, &tableCount))
         for table in 0..<tableCount {
             var info = columnar_table_info()
-            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK else { continue }
+            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK,
+                  !SchemaVersionRecord.isMetadata(info) else { continue }
             for key in try keys(of: table) { try Engine.check(columnar_obj_delete(txn, table, key)) }
         }
         noteStructuralChange()

@@ -75,8 +75,9 @@ public final class Property: CustomStringConvertible, Equatable, @unchecked Send
 
     let storage: _StorageType
 
+    /// `objectClassName` names the linked class when `storage` has no Swift class for it (a stored schema).
     init(name: String, columnName: String, storage: _StorageType, isPrimary: Bool, isIndexed: Bool,
-         linkOriginPropertyName: String? = nil) {
+         linkOriginPropertyName: String? = nil, objectClassName: String? = nil) {
         self.name = name
         self.columnName = columnName
         self.storage = storage
@@ -87,7 +88,7 @@ public final class Property: CustomStringConvertible, Equatable, @unchecked Send
         self.isMap = storage.collection == COLUMNAR_COLLECTION_DICT
         self.isPrimary = isPrimary
         self.isIndexed = isIndexed || isPrimary
-        self.objectClassName = storage.objectType.map { String(describing: $0) }
+        self.objectClassName = objectClassName ?? storage.objectType.map { $0.storedClassName }
         self.linkOriginPropertyName = linkOriginPropertyName
     }
 

@@ -88,6 +88,19 @@ enum SchemaDiscovery {
         return info
     }
 
+    /// The model classes discovered so far in this process whose class name is in `names`. A name that more than
+    /// one discovered class is stored under is left out: which of them describes the file cannot be known.
+    static func discoveredClasses(named names: Set<String>) -> [ObjectBase.Type] {
+        lock.lock()
+        let candidates = infos.values.filter {
+            names.contains($0.schema.className)
+                && ObjectIdentifier($0.schema.objectClass) != ObjectIdentifier(DynamicObject.self)
+        }
+        lock.unlock()
+        let byName = Dictionary(grouping: candidates, by: \.schema.className)
+        return byName.values.filter { $0.count == 1 }.map { $0[0].schema.objectClass }
+    }
+
     /// The order in which construction initialises the class's wrappers, as schema indexes, when its accessor
     /// objects can be made without cells (see the top of this file); nil when they cannot.
     private static func cellFreeConstructionOrder(_ type: ObjectBase.Type, prototypeCells: [PersistedCellBase],
@@ -161,7 +174,9 @@ enum SchemaDiscovery {
         let mapping = objectType?.propertiesMapping() ?? [:]
         let legacyPrimaryKey = objectType?.primaryKey()
         let legacyIndexed = Set(objectType?.indexedProperties() ?? [])
-        let className = String(describing: type)
+        let className = type.storedClassName
+        precondition(!className.hasPrefix("__"), "Class name '\(className)': names beginning with '__' are reserved "
+                         + "for the file's own tables")
         var properties: [Property] = []
         for (cell, name) in zip(cells, names) {
             let storage = cell.storageType

@@ -1,0 +1,56 @@
+// RealmOpening: what happens before a Realm's file is opened — refusing an encryption key, copying a seed file.
+
+import Foundation
+import QueryVM
+
+enum RealmOpening {
+    static func encryptionUnsupported() -> ColumnarError {
+        ColumnarError(code: .misuse, message: "Columnar does not encrypt files: open the Realm with encryptionKey nil "
+                          + "(a key is refused rather than ignored, so that no data is stored unencrypted by mistake)")
+    }
+
+    /// Checks the configuration and copies the seed file when the Realm has no file yet.
+    static func prepare(_ configuration: Realm.Configuration) throws {
+        if configuration.encryptionKey != nil { throw encryptionUnsupported() }
+        guard let seed = configuration.seedFilePath, let destination = configuration.fileURL,
+              configuration.inMemoryIdentifier == nil else { return }
+        let manager = FileManager.default
+        if manager.fileExists(atPath: destination.path) { return }
+        guard manager.fileExists(atPath: seed.path) else {
+            throw ColumnarError(code: .io(errno: ENOENT), message: "The seed file '\(seed.path)' does not exist")
+        }
+        // Copied beside the destination and synced, then renamed into place: a crash leaves no half-copied file
+        // where the Realm would open it.
+        let temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).seed-\(getpid())")
+        try? manager.removeItem(at: temporary)
+        do {
+            try manager.copyItem(at: seed, to: temporary)
+            try sync(temporary.path)
+            if rename(temporary.path, destination.path) != 0 {
+                throw ColumnarError(code: .io(errno: errno), message: "Cannot move the copied seed file to "
+                                        + "'\(destination.path)': \(String(cString: strerror(errno)))")
+            }
+            try sync(destination.deletingLastPathComponent().path)
+        } catch let error as ColumnarError {
+            try? manager.removeItem(at: temporary)
+            throw error
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw ColumnarError(code: .io(errno: EIO), message: "Cannot copy the seed file '\(seed.path)' to "
+                                    + "'\(destination.path)': \(error)")
+        }
+    }
+
+    private static func sync(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw ColumnarError(code: .io(errno: errno), message: "Cannot open '\(path)' to sync it")
+        }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0 {
+            throw ColumnarError(code: .io(errno: errno), message: "Cannot sync '\(path)': "
+                                    + String(cString: strerror(errno)))
+        }
+    }
+}
