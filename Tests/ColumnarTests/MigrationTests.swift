@@ -120,6 +120,15 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(realm.objects(MigPersonV2.self).filter("email == 'bob@example.com'").count, 1)
         XCTAssertEqual(try schemaVersionAtURL(url), 2)
         XCTAssertNil(realm.schema["MigPerson"]?["nickname"])
+        try assertFileVerifies()
+    }
+
+    /// The engine's integrity walk over the file as it is now.
+    private func assertFileVerifies(file: StaticString = #filePath, line: UInt = #line) throws {
+        let database = try TestDatabase(path: url.path, flags: .readOnly)
+        defer { database.close() }
+        let report = try database.beginRead().verify()
+        XCTAssertTrue(report.isSound, "\(report)", file: file, line: line)
     }
 
     func testWithoutABlockPropertiesAreAddedAndRemovedAndChangedTypesStartAtZero() throws {
@@ -196,6 +205,7 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(log.lines, ["pets deleted: true", "unknown deleted: false", "created Tom with 3 legs"])
         XCTAssertEqual(realm.objects(MigPersonV1.self).map(\.firstName), ["Ann"])
         XCTAssertEqual(realm.objects(MigPetV2.self).map { "\($0.name) \($0.legs)" }, ["Tom 3"])
+        try assertFileVerifies()
     }
 
     func testDeleteRealmIfMigrationNeededStartsOverEmpty() throws {
@@ -207,6 +217,7 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(realm.objects(MigPersonV2.self).count, 0)
         try realm.write { realm.create(MigPersonV2.self, value: ["fullName": "New"]) }
         XCTAssertEqual(try schemaVersionAtURL(url), 2)
+        try assertFileVerifies()
     }
 
     func testDeleteRealmIfMigrationNeededAlsoCoversAChangedModelAtTheSameVersion() throws {
