@@ -18,6 +18,12 @@ final class Contact: Object {
     @Persisted var previousAddresses: List<Address>
 }
 
+/// Embedded objects held by a map (a set cannot hold them).
+final class AddressBook: Object {
+    @Persisted var owner = ""
+    @Persisted var entries: Map<String, Address?>
+}
+
 final class EmbeddedObjectTests: RealmTestCase {
     private static let runner = "ColumnarTests.EmbeddedObjectTests/testRunDeathCase"
 
@@ -82,10 +88,89 @@ final class EmbeddedObjectTests: RealmTestCase {
 
     func testAManagedEmbeddedObjectCannotGetASecondParent() {
         assertStops("second parent", runnerTest: Self.runner, message: "existing managed embedded object")
+        assertStops("second parent through a map", runnerTest: Self.runner,
+                    message: "existing managed embedded object")
+    }
+
+    private func makeAddressBook(_ realm: Realm) throws -> AddressBook {
+        let book = AddressBook(value: ["owner": "Ann"])
+        book.entries["home"] = Address(value: ["street": "1 Main St", "city": "Springfield"])
+        book.entries["work"] = Address(value: ["street": "5 Plant Rd", "city": "Springfield"])
+        book.entries["none"] = .some(nil)
+        try realm.write { realm.add(book) }
+        return book
+    }
+
+    func testAMapOwnsItsEmbeddedObjects() throws {
+        let realm = try openRealm()
+        let book = try makeAddressBook(realm)
+        XCTAssertEqual(book.entries.keys, ["home", "none", "work"])
+        XCTAssertEqual(book.entries["home"]??.street, "1 Main St")
+        XCTAssertEqual(book.entries["home"]??.realm, realm)
+        XCTAssertNil(book.entries["none"]!)
+        XCTAssertEqual(realm.objects(AddressBook.self).filter("entries['work'].street == %@", "5 Plant Rd").count, 1)
+        XCTAssertEqual(realm.objects(AddressBook.self).filter("ANY entries.city == 'Shelbyville'").count, 0)
+        try realm.write { book.entries["home"]??.city = "Capital City" }
+        XCTAssertEqual(realm.objects(AddressBook.self).first?.entries["home"]??.city, "Capital City")
+
+        let home = book.entries["home"]!!
+        try realm.write { book.entries["home"] = Address(value: ["street": "9 New Rd"]) }
+        XCTAssertTrue(home.isInvalidated, "a replaced value is deleted")
+        XCTAssertEqual(book.entries["home"]??.street, "9 New Rd")
+
+        let work = book.entries["work"]!!
+        try realm.write { book.entries.removeObject(for: "work") }
+        XCTAssertTrue(work.isInvalidated, "a removed value is deleted")
+
+        let newHome = book.entries["home"]!!
+        try realm.write { book.entries.updateValue(nil, forKey: "home") }
+        XCTAssertTrue(newHome.isInvalidated, "a value replaced by nil is deleted")
+        XCTAssertEqual(book.entries.count, 2)
+
+        try realm.write { book.entries["x"] = Address(value: ["street": "x"]) }
+        let x = book.entries["x"]!!
+        try realm.write { book.entries.removeAll() }
+        XCTAssertTrue(x.isInvalidated)
+        XCTAssertEqual(book.entries.count, 0)
+    }
+
+    func testDeletingTheParentDeletesTheEmbeddedObjectsOfItsMap() throws {
+        let realm = try openRealm()
+        let book = try makeAddressBook(realm)
+        let owned = book.entries.values.compactMap { $0 }
+        XCTAssertEqual(owned.count, 2)
+        try realm.write { realm.delete(book) }
+        XCTAssertTrue(owned.allSatisfy(\.isInvalidated))
+    }
+
+    func testReassigningAMapKeepsItsEmbeddedObjects() throws {
+        let realm = try openRealm()
+        let book = try makeAddressBook(realm)
+        try realm.write { book.entries = book.entries }
+        XCTAssertEqual(book.entries.keys, ["home", "none", "work"])
+        XCTAssertEqual(book.entries["work"]??.street, "5 Plant Rd")
+        let other = AddressBook(value: ["owner": "Bob"])
+        try realm.write {
+            realm.add(other)
+            other.entries = book.entries   // copies: the embedded objects stay with their first parent
+        }
+        XCTAssertEqual(other.entries["home"]??.street, "1 Main St")
+        try realm.write { other.entries["home"]??.street = "changed in the copy" }
+        XCTAssertEqual(book.entries["home"]??.street, "1 Main St")
     }
 
     /// Performs a death case in a child process (does nothing in an ordinary run).
     func testRunDeathCase() throws {
+        if currentDeathCase == "second parent through a map" {
+            let realm = try openRealm()
+            let book = try makeAddressBook(realm)
+            let other = AddressBook(value: ["owner": "Bob"])
+            try realm.write {
+                realm.add(other)
+                other.entries["stolen"] = book.entries["home"]!
+            }
+            return
+        }
         guard currentDeathCase == "second parent" else { return }
         let realm = try openRealm()
         let contact = try makeContact(realm)

@@ -153,6 +153,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
             unmanaged[key] = value
             return
         }
+        managed.core.requireUnowned(ObjectValueAssignment.unwrapped(value))
+        let replaced = Self.holdsEmbedded ? [lookUp(key) as Any] : []
         managed.mutate { txn in
             try managed.withEngineValue(value) { engineValue in
                 Self.withKeyBytes(key) { bytes, size in
@@ -160,7 +162,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
                 }
             }
         }
+        managed.core.deleteOrphans(replaced.map(ObjectValueAssignment.unwrapped))
     }
+
+    /// Whether the values are embedded objects, which the map owns: replacing or removing one deletes it.
+    private static var holdsEmbedded: Bool { valueType._storage.objectType is EmbeddedObject.Type }
 
     /// Merges key-value pairs into the map; for a key the map has already, `combine(current, new)` gives the
     /// value to keep.
@@ -192,20 +198,25 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         }
         managed.core.requireWriteTransaction()
         guard key.utf8.count <= Self.maximumKeyBytes else { return }   // too long to be stored: not present
+        let removed = Self.holdsEmbedded ? [lookUp(key) as Any] : []
         managed.mutate { txn in
             Self.withKeyBytes(key) { bytes, size in
                 columnar_dict_remove(txn, managed.table, managed.key, managed.column, bytes, size, nil)
             }
         }
+        managed.core.deleteOrphans(removed.map(ObjectValueAssignment.unwrapped))
     }
 
-    /// Removes every key and value (objects stay in the Realm) (`columnar_coll_clear`).
+    /// Removes every key and value (`columnar_coll_clear`). Objects stay in the Realm, except embedded objects,
+    /// which belong to the map.
     public func removeAll() {
         guard let managed else {
             unmanaged.removeAll()
             return
         }
+        let removed: [Any] = Self.holdsEmbedded ? entries().map { ObjectValueAssignment.unwrapped($0.value) } : []
         managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
+        managed.core.deleteOrphans(removed)
     }
 
     /// Sets the value for a key from an untyped value: nil removes the key, `NSNull` stores nil in a map with
@@ -402,7 +413,15 @@ extension Map: _Persistable, ManagedCollectionProperty {
     }
 
     func assign(to core: RealmCore, location: ObjectLocation, column: columnar_col_id) throws {
-        let entries = entries()   // read first: the source may be this very column
+        // Read first: the source may be this very column. Managed embedded objects are copied, since clearing the
+        // column deletes the ones it owned.
+        let entries = entries().map { entry -> (key: Key, value: Value) in
+            guard let embedded = ObjectValueAssignment.unwrapped(entry.value) as? EmbeddedObject,
+                  embedded._location != nil else { return (entry.key, entry.value) }
+            let copy = type(of: embedded).init()
+            ObjectValueAssignment.assign(embedded, to: copy)
+            return (entry.key, copy as! Value)
+        }
         let target = Map(location: location, column: column)
         target.removeAll()
         for entry in entries { target.updateValue(entry.value, forKey: entry.key) }

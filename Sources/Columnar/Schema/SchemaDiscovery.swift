@@ -203,10 +203,9 @@ enum SchemaDiscovery {
         precondition(!isEmbedded || primaryKeys.isEmpty, "Embedded object type '\(className)' cannot have a primary key")
         for property in properties {
             guard let target = property.storage.objectType, target is EmbeddedObject.Type else { continue }
-            precondition(property.storage.collection == COLUMNAR_COLLECTION_NONE
-                             || property.storage.collection == COLUMNAR_COLLECTION_LIST,
-                         "Property '\(className).\(property.name)': embedded objects can be held by a link or a List "
-                             + "(sets and maps of embedded objects are not supported)")
+            precondition(property.storage.collection != COLUMNAR_COLLECTION_SET,
+                         "Property '\(className).\(property.name)': a MutableSet cannot hold embedded objects (they "
+                             + "have no identity to compare; use a List or a Map)")
         }
         return ObjectSchema(className: className, properties: properties, objectClass: type, isEmbedded: isEmbedded)
     }
