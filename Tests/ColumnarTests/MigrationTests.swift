@@ -2,6 +2,7 @@
 // block) in one transaction, deleteRealmIfMigrationNeeded starts over, and the other opening options (seed file,
 // encryption key) do what they say. Two Swift classes stored under one name stand for an old and a new model.
 
+import CColumnar
 import Columnar
 import ColumnarTestSupport
 import Foundation
@@ -42,6 +43,12 @@ final class MigPetV2: Object {
     override class func _realmObjectName() -> String? { "MigPet" }
     @Persisted var name = ""
     @Persisted var legs = 4
+}
+
+/// Stored by the engine directly in the test below (so that no older Swift class of the same name is discovered).
+final class MigLazyPerson: Object {
+    @Persisted var name = ""
+    @Persisted var greeting = ""
 }
 
 /// Collects what a migration block saw (the block is @Sendable).
@@ -119,8 +126,24 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(people.map(\.email), ["ann@example.com", "bob@example.com", "cy@example.com"])
         XCTAssertEqual(realm.objects(MigPersonV2.self).filter("email == 'bob@example.com'").count, 1)
         XCTAssertEqual(try schemaVersionAtURL(url), 2)
-        XCTAssertNil(realm.schema["MigPerson"]?["nickname"])
+        XCTAssertEqual(try storedColumns(of: "MigPerson"), ["age", "email", "fullName", "note", "score", "surname"])
         try assertFileVerifies()
+    }
+
+    /// The names of a table's columns as the file stores them now.
+    private func storedColumns(of tableName: String) throws -> [String] {
+        let database = try TestDatabase(path: url.path, flags: .readOnly)
+        defer { database.close() }
+        let txn = try database.beginRead()
+        var table: UInt32 = 0
+        XCTAssertEqual(columnar_table_find(txn.handle, tableName, &table), COLUMNAR_OK)
+        var info = columnar_table_info()
+        XCTAssertEqual(columnar_table_info_get(txn.handle, table, &info), COLUMNAR_OK)
+        return (0..<info.column_count).compactMap { column -> String? in
+            var columnInfo = columnar_column_info()
+            guard columnar_column_info_get(txn.handle, table, column, &columnInfo) == COLUMNAR_OK else { return nil }
+            return withUnsafeBytes(of: columnInfo.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }.sorted()
     }
 
     /// The engine's integrity walk over the file as it is now.
@@ -287,6 +310,31 @@ final class MigrationTests: RealmTestCase {
         missing.fileURL = URL(fileURLWithPath: directory.file("other.realm"))
         missing.seedFilePath = URL(fileURLWithPath: directory.file("no-such-seed.realm"))
         XCTAssertThrowsError(try Realm(configuration: missing))
+    }
+
+    func testWithoutObjectTypesAClassTheBlockNamesIsAdaptedWhenNamed() throws {
+        do {
+            let database = try TestDatabase(path: url.path)
+            defer { database.close() }
+            let txn = try database.beginWrite()
+            let table = try txn.addTable("MigLazyPerson")
+            let name = try txn.addColumn(table, "name", COLUMNAR_TYPE_STRING)
+            _ = try txn.addColumn(table, "obsolete", COLUMNAR_TYPE_INT)
+            for person in ["Ann", "Bob"] {
+                try txn.set(table, try txn.createObject(table), name, .string(person))
+            }
+            try txn.commit()
+        }
+        let block: MigrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: MigLazyPerson.className()) { old, new in
+                new!["greeting"] = "hi \(old!["name"] as! String)"
+            }
+        }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: url, schemaVersion: 1,
+                                                                 migrationBlock: block))
+        XCTAssertEqual(realm.objects(MigLazyPerson.self).map(\.greeting), ["hi Ann", "hi Bob"])
+        XCTAssertEqual(try storedColumns(of: "MigLazyPerson"), ["greeting", "name"])
+        try assertFileVerifies()
     }
 
     func testConfigurationInitializerTakesRealmSwiftsParameters() {

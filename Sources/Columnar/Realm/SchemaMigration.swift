@@ -10,8 +10,9 @@
 //   4. columns of properties the new model no longer has are removed, as are the set-aside ones; primary keys
 //      and indexes are set as the new model declares them (after the block, which may have made keys unique);
 //   5. the new version is recorded.
-// The new model is `objectTypes`, or when that is nil the classes this process has discovered whose names are
-// stored in the file (classes used later are still adapted additively when first used).
+// The new model is `objectTypes` (and the classes they link to), or when that is nil the classes this process has
+// discovered whose names are stored in the file, plus any class the block names once it has been discovered
+// (classes used only later are still adapted additively when first used).
 
 import CColumnar
 import Foundation
@@ -180,8 +181,7 @@ final class SchemaMigrator {
     }
 
     func migrate() throws {
-        try prepare()
-        try copyOptionalityChanges()
+        try adapt(newTypes)
         if let block = core.configuration.migrationBlock {
             block(Migration(migrator: self), oldVersion)
         }
@@ -190,12 +190,31 @@ final class SchemaMigrator {
 
     // MARK: Steps
 
+    /// Steps 1 and 2 for `types` and the classes they link to (those not adapted yet).
+    private func adapt(_ types: [ObjectBase.Type]) throws {
+        var closure: [ObjectBase.Type] = []
+        var pending = types
+        var seen: Set<ObjectIdentifier> = []
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            closure.append(next)
+            for property in SchemaDiscovery.info(for: next).schema.properties {
+                if let target = property.storage.objectType { pending.append(target) }
+            }
+        }
+        let fresh = closure.filter { newTables[SchemaDiscovery.info(for: $0).schema.className] == nil }
+        let known = Set(newTypes.map(ObjectIdentifier.init))
+        newTypes += fresh.filter { !known.contains(ObjectIdentifier($0)) }
+        try prepare(fresh, all: closure)
+        try copyOptionalityChanges()
+    }
+
     /// Step 1: sets aside columns of another shape, notes columns the model dropped, adds what is missing.
     private var optionalityChanges: [(table: columnar_table_id, old: columnar_col_id, property: Property)] = []
 
-    private func prepare() throws {
+    private func prepare(_ fresh: [ObjectBase.Type], all: [ObjectBase.Type]) throws {
         let txn = core.currentTransaction
-        for type in newTypes {
+        for type in fresh {
             let schema = SchemaDiscovery.info(for: type).schema
             guard let stored = oldTables[schema.className] else { continue }
             var info = columnar_table_info()
@@ -221,8 +240,8 @@ final class SchemaMigrator {
                 columnsToRemove.append((stored.id, column.id))
             }
         }
-        try core.createSchema(newTypes, primaryKeys: false)
-        for type in newTypes {
+        try core.createSchema(all, primaryKeys: false)
+        for type in fresh {
             let schema = SchemaDiscovery.info(for: type).schema
             var id: columnar_table_id = 0
             try Engine.check(columnar_table_find(txn, schema.className, &id))
@@ -254,6 +273,17 @@ final class SchemaMigrator {
                 try Engine.check(columnar_obj_set(txn, change.table, key, column, &value))
             }
         }
+        optionalityChanges.removeAll()
+    }
+
+    /// The new model's table of a class. With `objectTypes` nil, a class the block names that the process has
+    /// discovered by then (`Person.className()` discovers it) is adapted when first named.
+    private func newTable(_ typeName: String) -> DynamicTable? {
+        if let table = newTables[typeName] { return table }
+        guard core.configuration.objectTypes == nil, oldTables[typeName] != nil,
+              let type = SchemaDiscovery.discoveredClasses(named: [typeName]).first else { return nil }
+        do { try adapt([type]) } catch { fatalError("Migration: cannot adapt '\(typeName)' to its model: \(error)") }
+        return newTables[typeName]
     }
 
     /// Step 4: drops what the new model no longer has, then sets primary keys and indexes.
@@ -295,7 +325,7 @@ final class SchemaMigrator {
 
     func enumerateObjects(ofType typeName: String, _ block: (DynamicObject?, DynamicObject?) -> Void) {
         let old = oldTables[typeName]
-        let new = newTables[typeName]
+        let new = newTable(typeName)
         guard let table = old ?? new else { return }
         let keys: [columnar_key]
         do { keys = try core.keys(of: table.id) } catch { fatalError("Migration: cannot read '\(typeName)': \(error)") }
@@ -310,7 +340,7 @@ final class SchemaMigrator {
     }
 
     func create(_ typeName: String, value: Any) -> DynamicObject {
-        guard let table = newTables[typeName] else {
+        guard let table = newTable(typeName) else {
             fatalError("Migration: cannot create a '\(typeName)': it is not a class of the new model")
         }
         let txn = core.currentTransaction
@@ -347,7 +377,7 @@ final class SchemaMigrator {
         let txn = core.currentTransaction
         var id: columnar_table_id = 0
         guard columnar_table_find(txn, typeName, &id) == COLUMNAR_OK else { return false }
-        if newTables[typeName] != nil {
+        if newTable(typeName) != nil {
             for key in (try? core.keys(of: id)) ?? [] {
                 Engine.mustSucceed(columnar_obj_delete(txn, id, key), "deleting a \(typeName)")
             }
@@ -372,7 +402,7 @@ final class SchemaMigrator {
         guard let old = oldTables[typeName], let oldColumn = old.columns[oldName] else {
             fatalError("Migration: cannot rename '\(typeName).\(oldName)': the old schema has no such property")
         }
-        guard let new = newTables[typeName], let newColumn = new.columns[newName] else {
+        guard let new = newTable(typeName), let newColumn = new.columns[newName] else {
             fatalError("Migration: cannot rename '\(typeName).\(oldName)' to '\(newName)': the new model has no "
                        + "such property")
         }
