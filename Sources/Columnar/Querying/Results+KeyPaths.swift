@@ -48,7 +48,7 @@ extension QueryableObjectCollection where Element: ObjectBase {
 
 extension SortDescriptor {
     /// Sorts by the property a key path names.
-    public init<Root: ObjectBase, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) {
+    public init<Element: ObjectBase>(keyPath: PartialKeyPath<Element>, ascending: Bool = true) {
         self.init(keyPath: _name(for: keyPath), ascending: ascending)
     }
 }
