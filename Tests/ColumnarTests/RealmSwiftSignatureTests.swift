@@ -810,6 +810,39 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(Array(intMapSorted), [2, 1])
     }
 
+    /// Code generic over RealmCollection, as RealmSwift programs write it, works with every collection type.
+    private func namesOfDogsOlderThan<C: RealmCollection>(_ age: Int, in dogs: C) -> [String] where C.Element == SigDog {
+        let realm: Realm? = dogs.realm
+        let isInvalidated: Bool = dogs.isInvalidated
+        XCTAssertNotNil(realm)
+        XCTAssertFalse(isInvalidated)
+        XCTAssertEqual(dogs, dogs)
+        var iterator: RLMIterator<SigDog> = dogs.makeIterator()
+        XCTAssertNotNil(iterator.next())
+        let total: Int = dogs.sum(ofProperty: "age")
+        let oldest: Int? = dogs.max(of: \.age)
+        XCTAssertEqual(total, 15)
+        XCTAssertEqual(oldest, 7)
+        XCTAssertEqual(dogs.objects(at: IndexSet(integersIn: 0..<dogs.count)).count, 3)
+        XCTAssertEqual(dogs.index(matching: "age > %@", 100), nil)
+        XCTAssertEqual(dogs.filter("age > %@", age).count, dogs.where { $0.age > age }.count)
+        return dogs.where { $0.age > age }.sorted(by: \.name, ascending: true).map(\.name)
+    }
+
+    func testCodeGenericOverRealmCollection() throws {
+        let (realm, owner) = try seededRealm()
+        XCTAssertEqual(namesOfDogsOlderThan(4, in: realm.objects(SigDog.self)), ["Ace", "Max"])
+        XCTAssertEqual(namesOfDogsOlderThan(4, in: owner.dogs), ["Ace", "Max"])
+        XCTAssertEqual(namesOfDogsOlderThan(4, in: owner.dogSet), ["Ace", "Max"])
+        let owners: LinkingObjects<SigOwner> = owner.dogs[0].owners
+        func count<C: RealmCollection>(_ collection: C) -> Int { collection.count }
+        XCTAssertEqual(count(owners), 1)
+        func total<C: RealmCollection>(_ collection: C) -> Int where C.Element == Int { collection.sum() }
+        XCTAssertEqual(total(owner.ints), 6)
+        XCTAssertEqual(owner.dogs, realm.objects(SigOwner.self)[0].dogs, "two reads of one list property are equal")
+        XCTAssertNotEqual(owner.dogs, List<SigDog>())
+    }
+
     func testSortDescriptorSignatures() {
         let byName: (String, Bool) -> Columnar.SortDescriptor = Columnar.SortDescriptor.init(keyPath:ascending:)
         let byKeyPath: (PartialKeyPath<SigDog>, Bool) -> Columnar.SortDescriptor =
