@@ -20,6 +20,13 @@ final class SigAddress: EmbeddedObject {
     @Persisted var city = ""
 }
 
+/// An embedded class that stores a property under another column name.
+final class SigRenamedAddress: EmbeddedObject {
+    @Persisted var street = ""
+
+    override class func propertiesMapping() -> [String: String] { ["street": "street_name"] }
+}
+
 final class SigDog: Object {
     @Persisted var name = ""
     @Persisted var age = 0
@@ -218,6 +225,9 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(street as? String, "Main")
         address["city"] = "Bergen"
         XCTAssertEqual(address.city, "Bergen")
+
+        XCTAssertEqual(SigRenamedAddress().objectSchema["street"]?.columnName, "street_name",
+                       "an embedded class's propertiesMapping() names its columns")
 
         let (managedRealm, owner) = try seededRealm()
         try managedRealm.write { owner.address = address }
