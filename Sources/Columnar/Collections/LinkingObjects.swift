@@ -21,7 +21,8 @@ protocol ManagedLinkingObjectsReader {
     static func managed(for object: ObjectBase, originProperty: String) -> Any
 }
 
-public struct LinkingObjects<Element: ObjectBase>: LinkingObjectsProtocol, CustomStringConvertible {
+public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue>: LinkingObjectsProtocol, Equatable,
+    CustomStringConvertible {
     /// The name of the origin class's property that links to the objects holding these linking objects.
     let propertyName: String
     private let target: Target?
@@ -118,6 +119,40 @@ public struct LinkingObjects<Element: ObjectBase>: LinkingObjectsProtocol, Custo
         firstIndex(of: object)
     }
 
+    /// The objects at the given positions, in ascending order of position; a position out of range stops with a
+    /// message, as the subscript does.
+    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+
+    // MARK: Key-value coding
+
+    /// Each object's value of a property, in order.
+    public func value(forKey key: String) -> Any? { value(forKeyPath: key) }
+
+    /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
+    }
+
+    /// Sets a property of every object (inside a write transaction).
+    public func setValue(_ value: Any?, forKey key: String) {
+        CollectionKeyValueCoding.setValue(value, forKey: key, in: self)
+    }
+
+    /// Whether both are the links to the same object through the same property (or both unmanaged and empty).
+    public static func == (lhs: LinkingObjects<Element>, rhs: LinkingObjects<Element>) -> Bool {
+        switch (lhs.target, rhs.target) {
+        case (nil, nil):
+            return lhs.propertyName == rhs.propertyName
+        case let (left?, right?):
+            return left.location.key == right.location.key
+                && left.location.binding.table == right.location.binding.table
+                && left.location.core.file === right.location.core.file
+                && left.originTable == right.originTable && left.originColumn == right.originColumn
+        default:
+            return false
+        }
+    }
+
     public var description: String {
         let items = enumerated().map { "\t[\($0.offset)] " + ObjectBase.describe($0.element) }
         return "LinkingObjects<\(Element.self)> <\(count) elements> (\n" + items.joined(separator: ",\n") + "\n)"
@@ -144,6 +179,8 @@ extension LinkingObjects: RandomAccessCollection {
     public var endIndex: Int { count }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
+
+    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
 }
 
 extension LinkingObjects: _Persistable, ManagedCollectionProperty, ManagedLinkingObjectsReader {

@@ -61,11 +61,18 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         }
     }
 
-    /// The elements at the given positions, or nil when any position is out of range.
-    public func objects(at indexes: IndexSet) -> [Element]? {
-        let size = count
-        guard indexes.allSatisfy({ $0 >= 0 && $0 < size }) else { return nil }
-        return indexes.map { self[$0] }
+    /// The elements at the given positions, in ascending order of position; a position out of range stops with a
+    /// message, as the subscript does.
+    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+
+    /// Each element's value of a property (nil as `NSNull`); the elements must be objects.
+    public func value(forKey key: String) -> [AnyObject] {
+        CollectionKeyValueCoding.objects(of: self, keyPath: key)
+    }
+
+    /// Each element's value at a key path through to-one links (`owner.name`; nil as `NSNull`).
+    public func value(forKeyPath keyPath: String) -> [AnyObject] {
+        CollectionKeyValueCoding.objects(of: self, keyPath: keyPath)
     }
 
     /// The position of the first element equal to `object`, or nil.
@@ -119,10 +126,68 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     /// Whether the elements are embedded objects, which the list owns: removing one deletes it.
     private static var holdsEmbedded: Bool { Element.self is EmbeddedObject.Type }
 
-    /// Removes the last element; does nothing when the list is empty.
-    public func removeLast() {
+    /// Removes the first `number` elements (objects stay in the Realm). Removing more elements than the list
+    /// holds, or a negative number, stops with a message.
+    public func removeFirst(_ number: Int = 1) {
+        checkRemovalCount(number)
+        for _ in 0..<number { remove(at: 0) }
+    }
+
+    /// Removes the last `number` elements (objects stay in the Realm). Removing more elements than the list
+    /// holds, or a negative number, stops with a message (an empty list has no last element to remove).
+    public func removeLast(_ number: Int = 1) {
+        checkRemovalCount(number)
+        for _ in 0..<number { remove(at: count - 1) }
+    }
+
+    /// Inserts the elements of a collection, in order, starting at position `i` (0...count).
+    public func insert<C: Collection>(contentsOf newElements: C, at i: Int) where C.Iterator.Element == Element {
+        var position = i
+        for element in newElements {
+            insert(element, at: position)
+            position += 1
+        }
+    }
+
+    /// Removes the elements in a range of positions.
+    public func removeSubrange<R>(_ boundsExpression: R) where R: RangeExpression, List<Element>.Index == R.Bound {
+        let bounds = boundsExpression.relative(to: self)
+        checkRange(bounds)
+        for _ in bounds { remove(at: bounds.lowerBound) }
+    }
+
+    /// Replaces the elements in a range of positions with the elements of a collection (the counts may differ).
+    public func replaceSubrange<C: Collection, R>(_ subrange: R, with newElements: C)
+        where C.Iterator.Element == Element, R: RangeExpression, List<Element>.Index == R.Bound {
+        let bounds = subrange.relative(to: self)
+        checkRange(bounds)
+        for _ in bounds { remove(at: bounds.lowerBound) }
+        insert(contentsOf: newElements, at: bounds.lowerBound)
+    }
+
+    /// Removes the elements at the given positions (SwiftUI's `onDelete` hands these over).
+    public func remove(atOffsets offsets: IndexSet) {
+        for offset in offsets.reversed() { remove(at: offset) }
+    }
+
+    /// Moves the elements at the given positions so that they end up, in order, before the element that was at
+    /// `destination` (SwiftUI's `onMove` hands these over; `destination` may be `count`).
+    public func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
         let size = count
-        if size > 0 { remove(at: size - 1) }
+        precondition(destination >= 0 && destination <= size,
+                     "Index \(destination) is out of bounds (must be less than or equal to \(size)).")
+        if let last = offsets.last {
+            precondition(offsets.first! >= 0 && last < size, "Index \(last) is out of bounds (must be less than \(size)).")
+        }
+        // The order wanted, as original positions; then moves that bring each position's element into place.
+        let kept = { (range: Range<Int>) in range.filter { !offsets.contains($0) } }
+        let wanted = kept(0..<destination) + Array(offsets) + kept(destination..<size)
+        var current = Array(0..<size)
+        for (target, original) in wanted.enumerated() where current[target] != original {
+            let from = current.firstIndex(of: original)!
+            move(from: from, to: target)
+            current.insert(current.remove(at: from), at: target)
+        }
     }
 
     /// Removes every element (objects stay in the Realm).
@@ -188,16 +253,40 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     // MARK: Checks
 
+    private func checkRemovalCount(_ number: Int) {
+        precondition(number >= 0, "Cannot remove a negative number (\(number)) of elements.")
+        let size = count
+        precondition(number <= size,
+                     "It is not possible to remove more elements (\(number)) from a list than it holds (\(size)).")
+    }
+
+    private func checkRange(_ bounds: Range<Int>) {
+        let size = count
+        precondition(bounds.lowerBound >= 0 && bounds.upperBound <= size,
+                     "Range \(bounds) is out of bounds (must be within 0..<\(size)).")
+    }
+
     private func checkIndex(_ index: Int, count: Int) {
         precondition(index >= 0 && index < count, "Index \(index) is out of bounds (must be less than \(count)).")
     }
 }
 
-extension List: RandomAccessCollection {
+extension List: RandomAccessCollection, MutableCollection {
+    public typealias SubSequence = Slice<List>
+
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
+
+    /// The elements in a range of positions (get), or replaces them with the elements of another slice, whose
+    /// count may differ (set).
+    public subscript(bounds: Range<Int>) -> SubSequence {
+        get { SubSequence(base: self, bounds: bounds) }
+        set { replaceSubrange(bounds, with: newValue) }
+    }
+
+    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
 }
 
 extension List: _Persistable, ManagedCollectionProperty {

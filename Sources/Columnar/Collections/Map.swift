@@ -37,6 +37,20 @@ public struct RLMMapIterator<Element>: IteratorProtocol {
     public mutating func next() -> Element? { entries.next() }
 }
 
+/// The iterator of `Map.asKeyValueSequence()`: `(key: Key, value: Value)` tuples in key order.
+public struct RLMKeyValueIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorProtocol {
+    public typealias Element = (key: Key, value: Value)
+    private var entries: IndexingIterator<[SingleMapEntry<Key, Value>]>
+
+    init(_ entries: [SingleMapEntry<Key, Value>]) {
+        self.entries = entries.makeIterator()
+    }
+
+    public mutating func next() -> (key: Key, value: Value)? {
+        entries.next().map { (key: $0.key, value: $0.value) }
+    }
+}
+
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringConvertible {
     /// The entries of an unmanaged map.
     private var unmanaged: [String: Value] = [:]
@@ -267,19 +281,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
             self.entries = entries
         }
 
-        public struct Iterator: IteratorProtocol {
-            private var base: IndexingIterator<[SingleMapEntry<Key, Value>]>
-
-            init(_ entries: [SingleMapEntry<Key, Value>]) {
-                base = entries.makeIterator()
-            }
-
-            public mutating func next() -> (key: Key, value: Value)? {
-                base.next().map { (key: $0.key, value: $0.value) }
-            }
-        }
-
-        public func makeIterator() -> Iterator { Iterator(entries) }
+        public func makeIterator() -> RLMKeyValueIterator<Key, Value> { RLMKeyValueIterator(entries) }
     }
 
     /// The map as a sequence of `(key: Key, value: Value)` tuples, in key order.

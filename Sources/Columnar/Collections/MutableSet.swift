@@ -62,11 +62,13 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
         return managed.element(at: position, as: Self.elementType) as! Element
     }
 
-    /// The elements at the given positions, or nil when any position is out of range.
-    public func objects(at indexes: IndexSet) -> [Element]? {
-        let size = count
-        guard indexes.allSatisfy({ $0 >= 0 && $0 < size }) else { return nil }
-        return indexes.map { self[$0] }
+    /// The elements at the given positions, in ascending order of position; a position out of range stops with a
+    /// message, as the subscript does.
+    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+
+    /// Each element's value of a property (nil as `NSNull`); the elements must be objects.
+    public func value(forKey key: String) -> [AnyObject] {
+        CollectionKeyValueCoding.objects(of: self, keyPath: key)
     }
 
     /// Whether the set holds `object` (`columnar_coll_contains`). An object that is not managed by the set's Realm
@@ -189,6 +191,8 @@ extension MutableSet: RandomAccessCollection {
     public var endIndex: Int { count }
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
+
+    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
 }
 
 extension MutableSet: _Persistable, ManagedCollectionProperty {

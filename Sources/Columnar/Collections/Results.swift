@@ -72,7 +72,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         return snapshot.keys
     }
 
-    private func element(key: columnar_key) -> Element {
+    func element(key: columnar_key) -> Element {
         if case .values(let column) = source { return valueElement(at: key, of: column) }
         return core.materialize(Self.objectType, key: key) as! Element
     }
@@ -116,6 +116,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         return low < keys.count && keys[low] == location.key ? low : nil
     }
 
+    /// The elements at the given positions; a position out of range stops with a message.
+    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+
     // MARK: Key-value coding
 
     /// Each object's value of a property, in order.
@@ -123,21 +126,13 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
 
     /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
     public func value(forKeyPath keyPath: String) -> Any? {
-        map { element -> Any? in
-            var current: Any? = element
-            for name in keyPath.split(separator: ".") {
-                guard let object = current as? Object else { return nil }
-                current = object[String(name)]
-                if let optional = current as? OptionalProtocol, optional.isNone { return nil }
-            }
-            return current
-        } as [Any?]
+        CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
     }
 
     /// Sets a property of every object (inside a write transaction).
     public func setValue(_ value: Any?, forKey key: String) {
         core.requireWriteTransaction()
-        for element in Array(self) { (element as! Object)[key] = value }
+        CollectionKeyValueCoding.setValue(value, forKey: key, in: self)
     }
 
     public var description: String {
@@ -158,50 +153,51 @@ extension Results: RandomAccessCollection {
     public func index(before i: Int) -> Int { i - 1 }
 
     /// Iterates the objects present when iteration began (deleting or adding during the loop is safe).
-    public struct Iterator: IteratorProtocol {
-        private let results: Results<Element>
-        private let keys: [columnar_key]
-        private var position = 0
-
-        /// For results of values: the values, read when iteration began (positions move when the collection
-        /// changes, values do not).
-        private let values: [Element]?
-        /// The Realm's change counter when the keys were read: while it stays the same no object can have been
-        /// deleted, and the per-object existence check (a tree descent) is skipped.
-        private let changeState: UInt64
-
-        init(_ results: Results<Element>) {
-            self.results = results
-            self.keys = results.keys
-            self.changeState = results.core.changeCounter
-            self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
-        }
-
-        public mutating func next() -> Element? {
-            if let values {
-                guard position < values.count else { return nil }
-                position += 1
-                return values[position - 1]
-            }
-            while position < keys.count {
-                let key = keys[position]
-                position += 1
-                if results.core.changeCounter == changeState { return results.element(key: key) }
-                let object = results.element(key: key)
-                if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
-                    return object
-                }
-            }
-            return nil
-        }
-    }
-
-    public func makeIterator() -> Iterator { Iterator(self) }
+    public func makeIterator() -> RLMIterator<Element> { RLMIterator(results: self) }
 }
 
 extension Results: Encodable where Element: Encodable {
     public func encode(to encoder: Encoder) throws {
         var container = encoder.unkeyedContainer()
         for element in self { try container.encode(element) }
+    }
+}
+
+/// The state of iterating results: the keys (or values) present when iteration began.
+struct ResultsIteration<Element: RealmCollectionValue> {
+    private let results: Results<Element>
+    private let keys: [columnar_key]
+    private var position = 0
+
+    /// For results of values: the values, read when iteration began (positions move when the collection
+    /// changes, values do not).
+    private let values: [Element]?
+    /// The Realm's change counter when the keys were read: while it stays the same no object can have been
+    /// deleted, and the per-object existence check (a tree descent) is skipped.
+    private let changeState: UInt64
+
+    init(_ results: Results<Element>) {
+        self.results = results
+        self.keys = results.keys
+        self.changeState = results.core.changeCounter
+        self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
+    }
+
+    mutating func next() -> Element? {
+        if let values {
+            guard position < values.count else { return nil }
+            position += 1
+            return values[position - 1]
+        }
+        while position < keys.count {
+            let key = keys[position]
+            position += 1
+            if results.core.changeCounter == changeState { return results.element(key: key) }
+            let object = results.element(key: key)
+            if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
+                return object
+            }
+        }
+        return nil
     }
 }

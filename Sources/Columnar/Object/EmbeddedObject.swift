@@ -12,9 +12,21 @@ open class EmbeddedObject: ObjectBase, RealmCollectionValue {
         super.init()
     }
 
+    /// Properties not to persist (only meaningful for properties without `@Persisted`, which are never persisted).
+    open class func ignoredProperties() -> [String] { [] }
+    /// Swift property name -> column name in the file, for properties stored under another name.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
     /// Reads or writes a property by name. Writing a managed object needs a write transaction.
     open subscript(key: String) -> Any? {
         get { _value(forProperty: key) }
         set { _setValue(newValue, forProperty: key) }
+    }
+
+    /// Whether both are the same managed embedded object (same Realm file, same row); false for unmanaged objects
+    /// unless identical.
+    public func isSameObject(as object: EmbeddedObject?) -> Bool {
+        guard let object else { return false }
+        return _isSameObject(as: object)
     }
 }

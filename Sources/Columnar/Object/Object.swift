@@ -128,6 +128,15 @@ open class ObjectBase: CustomStringConvertible {
         return SchemaDiscovery.cells(of: self)[index].unmanagedValue
     }
 
+    /// Whether both are the same object: identical, or managed rows with the same key in the same table of the
+    /// same file.
+    func _isSameObject(as object: ObjectBase) -> Bool {
+        if self === object { return true }
+        guard let mine = _location, let theirs = object._location else { return false }
+        return mine.key == theirs.key && mine.binding.table == theirs.binding.table
+            && mine.core.file === theirs.core.file
+    }
+
     func _setValue(_ value: Any?, forProperty key: String) {
         ObjectValueAssignment.set(value, propertyIndex: _propertyIndex(key), of: self)
     }
@@ -190,10 +199,7 @@ open class Object: ObjectBase {
     /// identical.
     public func isSameObject(as object: Object?) -> Bool {
         guard let object else { return false }
-        if self === object { return true }
-        guard let mine = _location, let theirs = object._location else { return false }
-        return mine.key == theirs.key && mine.binding.table == theirs.binding.table
-            && mine.core.file === theirs.core.file
+        return _isSameObject(as: object)
     }
 }
 

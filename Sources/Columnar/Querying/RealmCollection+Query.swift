@@ -55,7 +55,7 @@ extension MutableSet: QueryableObjectCollection {
     public var _unmanagedElements: [Element]? { managed == nil ? Array(self) : nil }
 }
 
-extension LinkingObjects: QueryableObjectCollection where Element: RealmCollectionValue {
+extension LinkingObjects: QueryableObjectCollection {
     public func _elementResults(_ method: String) -> Results<Element> {
         guard let (core, source) = resultsSource else { Self.unmanaged(method) }
         return Self.makeResults(Element.self, core: core, source: source)

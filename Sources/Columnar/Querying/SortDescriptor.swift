@@ -4,7 +4,7 @@
 import Foundation
 
 /// A key path to sort by and a direction (RealmSwift's `SortDescriptor`).
-public struct SortDescriptor: Hashable, Sendable, ExpressibleByStringLiteral {
+public struct SortDescriptor: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The property, or a path through to-one links such as `owner.name`.
     public let keyPath: String
     public let ascending: Bool
@@ -17,6 +17,11 @@ public struct SortDescriptor: Hashable, Sendable, ExpressibleByStringLiteral {
     /// Sorts ascending by `keyPath`.
     public init(stringLiteral keyPath: String) {
         self.init(keyPath: keyPath)
+    }
+
+    /// `SortDescriptor(keyPath: name, direction: ascending)`, as RealmSwift prints it.
+    public var description: String {
+        "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
     }
 
     /// The same key path in the other direction.

@@ -97,15 +97,15 @@ extension QueryableObjectCollection {
 
 // MARK: Value-only forms
 
-/// List and MutableSet, as the collections that offer `min()`, `sum()`, `sorted(ascending:)` and `distinct()` when
-/// their elements are values. (A refinement of RandomAccessCollection, so that `min()` and `max()` are preferred
-/// to Sequence's versions of them, as on RealmSwift's collections.)
-public protocol QueryableValueCollection: QueryableObjectCollection, RandomAccessCollection {}
+/// List and MutableSet, as the queryable collections that hold values as well as objects. (The value-only forms
+/// below, `min()`, `sum()`, `sorted(ascending:)` and `distinct()`, are on every RealmCollection; RealmCollection
+/// refines RandomAccessCollection, so its `min()` and `max()` are preferred to Sequence's, as in RealmSwift.)
+public protocol QueryableValueCollection: QueryableObjectCollection, RealmCollection {}
 
 extension List: QueryableValueCollection {}
 extension MutableSet: QueryableValueCollection {}
 
-extension QueryableValueCollection where Element: MinMaxType {
+extension RealmCollection where Element: MinMaxType {
     /// The smallest element, or nil when there is none (nulls and NaN are skipped).
     public func min() -> Element? { min(ofProperty: "self") }
 
@@ -113,7 +113,7 @@ extension QueryableValueCollection where Element: MinMaxType {
     public func max() -> Element? { max(ofProperty: "self") }
 }
 
-extension QueryableValueCollection where Element: AddableType {
+extension RealmCollection where Element: AddableType {
     /// The sum of the elements (nulls skipped); zero for none.
     public func sum() -> Element { sum(ofProperty: "self") }
 
@@ -121,38 +121,12 @@ extension QueryableValueCollection where Element: AddableType {
     public func average<T: AddableType>() -> T? { average(ofProperty: "self") }
 }
 
-extension QueryableValueCollection where Element: SortableType {
+extension RealmCollection where Element: SortableType {
     /// The elements sorted by value: ascending puts nulls first, then NaN, then values.
     public func sorted(ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: "self", ascending: ascending)
     }
 
     /// The first occurrence of each distinct value, in the collection's order.
-    public func distinct() -> Results<Element> { distinct(by: ["self"]) }
-}
-
-extension Results where Element: MinMaxType {
-    /// The smallest value, or nil when there is none (nulls and NaN are skipped).
-    public func min() -> Element? { min(ofProperty: "self") }
-
-    /// The largest value, or nil when there is none (nulls and NaN are skipped).
-    public func max() -> Element? { max(ofProperty: "self") }
-}
-
-extension Results where Element: AddableType {
-    /// The sum of the values (nulls skipped); zero for none.
-    public func sum() -> Element { sum(ofProperty: "self") }
-
-    /// The mean of the values (nulls skipped), or nil when there is none.
-    public func average<T: AddableType>() -> T? { average(ofProperty: "self") }
-}
-
-extension Results where Element: SortableType {
-    /// The values sorted by value: ascending puts nulls first, then NaN, then values.
-    public func sorted(ascending: Bool = true) -> Results<Element> {
-        sorted(byKeyPath: "self", ascending: ascending)
-    }
-
-    /// The first occurrence of each distinct value, in the results' order.
     public func distinct() -> Results<Element> { distinct(by: ["self"]) }
 }

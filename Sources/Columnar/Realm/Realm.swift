@@ -136,6 +136,12 @@ public struct Realm: Equatable {
         for object in Array(objects) { core.delete(object) }
     }
 
+    /// Deletes the objects a map holds (nil values are skipped, and an object held under several keys is deleted
+    /// once); the map's entries then hold nil.
+    public func delete<Key: _MapKey, Value: ObjectBase>(_ map: Map<Key, Value?>) {
+        for case let object? in map.values where !object.isInvalidated { core.delete(object) }
+    }
+
     /// Deletes every object in the Realm.
     public func deleteAll() {
         do { try core.deleteAll() } catch { fatalError("Columnar: cannot delete all objects: \(error)") }

@@ -171,7 +171,7 @@ enum SchemaDiscovery {
         let cells = cells(of: prototype)
         let names = names(of: prototype)
         let objectType = type as? Object.Type
-        let mapping = objectType?.propertiesMapping() ?? [:]
+        let mapping = objectType?.propertiesMapping() ?? (type as? EmbeddedObject.Type)?.propertiesMapping() ?? [:]
         let legacyPrimaryKey = objectType?.primaryKey()
         let legacyIndexed = Set(objectType?.indexedProperties() ?? [])
         let className = type.storedClassName

@@ -917,3 +917,35 @@ extension Decimal128: Codable {
         try container.encode(stringValue)
     }
 }
+
+// MARK: - RLMDecimal128's method names
+
+extension Decimal128 {
+    /// `self + decimalNumber` (RLMDecimal128's `decimalNumberByAdding:`).
+    public func decimalNumber(byAdding decimalNumber: Decimal128) -> Decimal128 { self + decimalNumber }
+
+    /// `self - decimalNumber` (RLMDecimal128's `decimalNumberBySubtracting:`).
+    public func decimalNumber(bySubtracting decimalNumber: Decimal128) -> Decimal128 { self - decimalNumber }
+
+    /// `self * decimalNumber` (RLMDecimal128's `decimalNumberByMultiplyingBy:`).
+    public func decimalNumber(byMultiplyingBy decimalNumber: Decimal128) -> Decimal128 { self * decimalNumber }
+
+    /// `self / decimalNumber` (RLMDecimal128's `decimalNumberByDividingBy:`).
+    public func decimalNumber(byDividingBy decimalNumber: Decimal128) -> Decimal128 { self / decimalNumber }
+
+    /// `self > decimalNumber`; false for nil.
+    public func isGreaterThan(_ decimalNumber: Decimal128?) -> Bool { decimalNumber.map { self > $0 } ?? false }
+
+    /// `self >= decimalNumber`; false for nil.
+    public func isGreaterThanOrEqualTo(_ decimalNumber: Decimal128?) -> Bool {
+        decimalNumber.map { self >= $0 } ?? false
+    }
+
+    /// `self < decimalNumber`; false for nil.
+    public func isLessThan(_ decimalNumber: Decimal128?) -> Bool { decimalNumber.map { self < $0 } ?? false }
+
+    /// `self <= decimalNumber`; false for nil.
+    public func isLessThanOrEqualTo(_ decimalNumber: Decimal128?) -> Bool {
+        decimalNumber.map { self <= $0 } ?? false
+    }
+}

@@ -243,3 +243,19 @@ extension ObjectId: Codable {
         try container.encode(stringValue)
     }
 }
+
+// MARK: - RLMObjectId's method names
+
+extension ObjectId {
+    /// `self > objectId`; false for nil.
+    public func isGreaterThan(_ objectId: ObjectId?) -> Bool { objectId.map { self > $0 } ?? false }
+
+    /// `self >= objectId`; false for nil.
+    public func isGreaterThanOrEqualTo(_ objectId: ObjectId?) -> Bool { objectId.map { self >= $0 } ?? false }
+
+    /// `self < objectId`; false for nil.
+    public func isLessThan(_ objectId: ObjectId?) -> Bool { objectId.map { self < $0 } ?? false }
+
+    /// `self <= objectId`; false for nil.
+    public func isLessThanOrEqualTo(_ objectId: ObjectId?) -> Bool { objectId.map { self <= $0 } ?? false }
+}

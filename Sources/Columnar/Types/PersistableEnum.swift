@@ -3,11 +3,21 @@
 import CColumnar
 
 /// An enum with a persistable raw value can be a `@Persisted` property (and an element of collections). A
-/// property declared without a value starts at the first case.
-public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue
-    where RawValue: _PersistableInsideOptional {}
+/// property declared without a value starts at the first case. Enums are ordered by raw value, so collections
+/// report their minimum and maximum (of integer raw values: the engine orders strings only in sorts).
+public protocol PersistableEnum: _PersistableInsideOptional, RawRepresentable, CaseIterable, RealmCollectionValue,
+    MinMaxType, Comparable where RawValue: _PersistableInsideOptional & Comparable {}
 
 extension PersistableEnum {
+    /// The first case.
+    public init() {
+        guard let first = Self.allCases.first else { fatalError("PersistableEnum \(Self.self) has no cases") }
+        self = first
+    }
+
+    /// Orders by raw value.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+
     public static var _storage: _StorageType { RawValue._storage }
 
     public static func _rlmDefaultValue() -> Self {
