@@ -85,8 +85,10 @@ final class RealmAPICoverageTests: RealmTestCase {
         let list = List<Int>()
         XCTAssertNil(list.first)
         XCTAssertNil(list.last)
+        list.removeLast()   // no-op on an empty list
         list.append(objectsIn: [5, 6, 7])
         XCTAssertEqual(list.objects(at: IndexSet([0, 2])), [5, 7])
+        XCTAssertNil(list.objects(at: IndexSet([1, 3])), "any index out of range gives nil")
         XCTAssertEqual(list.index(of: 6), 1)
         XCTAssertNil(list.index(of: 9))
         list.replace(index: 0, object: 4)

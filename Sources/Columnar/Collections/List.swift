@@ -61,9 +61,12 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         }
     }
 
-    /// The elements at the given positions, in ascending order of position; a position out of range stops with a
-    /// message, as the subscript does.
-    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+    /// The elements at the given positions, in ascending order of position, or nil when any position is out of
+    /// range (the RLMArray reference's `objectsAtIndexes:`).
+    public func objects(at indexes: IndexSet) -> [Element]? {
+        if let last = indexes.last, last >= count || indexes.first! < 0 { return nil }
+        return indexes.map { self[$0] }
+    }
 
     /// Each element's value of a property (nil as `NSNull`); the elements must be objects.
     public func value(forKey key: String) -> [AnyObject] {
@@ -133,9 +136,11 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
         for _ in 0..<number { remove(at: 0) }
     }
 
-    /// Removes the last `number` elements (objects stay in the Realm). Removing more elements than the list
-    /// holds, or a negative number, stops with a message (an empty list has no last element to remove).
+    /// Removes the last `number` elements (objects stay in the Realm). On an empty list it does nothing, as the
+    /// RLMArray reference's `removeLastObject` does; removing more elements than a non-empty list holds, or a
+    /// negative number, stops with a message.
     public func removeLast(_ number: Int = 1) {
+        if isEmpty && number >= 0 { return }
         checkRemovalCount(number)
         for _ in 0..<number { remove(at: count - 1) }
     }

@@ -62,9 +62,12 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
         return managed.element(at: position, as: Self.elementType) as! Element
     }
 
-    /// The elements at the given positions, in ascending order of position; a position out of range stops with a
-    /// message, as the subscript does.
-    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
+    /// The elements at the given positions, in ascending order of position, or nil when any position is out of
+    /// range (as List's, from the RLMArray reference).
+    public func objects(at indexes: IndexSet) -> [Element]? {
+        if let last = indexes.last, last >= count || indexes.first! < 0 { return nil }
+        return indexes.map { self[$0] }
+    }
 
     /// Each element's value of a property (nil as `NSNull`); the elements must be objects.
     public func value(forKey key: String) -> [AnyObject] {

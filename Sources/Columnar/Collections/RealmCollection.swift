@@ -31,8 +31,8 @@ public protocol RealmCollection: RealmCollectionBase, Equatable where Index == I
     func index(matching predicateFormat: String, _ args: Any...) -> Int?
     /// The position of the first element that satisfies a typed query, or nil.
     func index(matching isIncluded: ((Query<Element>) -> Query<Bool>)) -> Int?
-    /// The elements at the given positions.
-    func objects(at indexes: IndexSet) -> [Element]
+    // objects(at:) is not a requirement: List and MutableSet return nil for a position out of range, as the
+    // RLMArray reference documents, while Results and LinkingObjects stop, as RealmSwift's do.
 
     /// The elements that satisfy a predicate-format string.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
