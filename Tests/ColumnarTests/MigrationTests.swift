@@ -343,6 +343,24 @@ final class MigrationTests: RealmTestCase {
                                                 readOnly: false, schemaVersion: 9, migrationBlock: block,
                                                 deleteRealmIfMigrationNeeded: true, objectTypes: [MigPersonV1.self],
                                                 seedFilePath: nil)
+        // Migration's members with RealmSwift's types.
+        let pin: MigrationBlock = { migration, _ in
+            let _: Schema = migration.oldSchema
+            let _: Schema = migration.newSchema
+            let _: (String, MigrationObjectEnumerateBlock) -> Void = migration.enumerateObjects(ofType:_:)
+            let _: (String, Any) -> MigrationObject = migration.create(_:value:)
+            let _: (MigrationObject) -> Void = migration.delete(_:)
+            let _: (String) -> Bool = migration.deleteData(forType:)
+            let _: (String, String, String) -> Void = migration.renameProperty(onType:from:to:)
+        }
+        _ = pin
+        let versionAt: (URL, Data?) throws -> UInt64 = schemaVersionAtURL(_:encryptionKey:)
+        _ = versionAt
+        var mutable = configuration
+        mutable.encryptionKey = nil
+        mutable.seedFilePath = nil
+        mutable.migrationBlock = nil
+        XCTAssertNil(mutable.migrationBlock)
         XCTAssertEqual(configuration.schemaVersion, 9)
         XCTAssertTrue(configuration.deleteRealmIfMigrationNeeded)
         XCTAssertNotNil(configuration.migrationBlock)
