@@ -15,6 +15,8 @@ final class ClassBinding {
     /// Per property (schema order); `COLUMNAR_NO_COLUMN` for linking objects, which have no column.
     let columns: [columnar_col_id]
     let primaryKeyIndex: Int?
+    /// Whether a property links to embedded objects (writing such a link may delete the object it held).
+    let hasEmbeddedLinks: Bool
 
     init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id]) {
         self.info = info
@@ -22,6 +24,7 @@ final class ClassBinding {
         self.table = table
         self.columns = columns
         self.primaryKeyIndex = schema.properties.firstIndex(where: \.isPrimary)
+        self.hasEmbeddedLinks = schema.properties.contains { $0.storage.objectType is EmbeddedObject.Type }
     }
 }
 
@@ -339,9 +342,26 @@ final class RealmCore {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
         let txn = currentTransaction
+        // The common scalar types directly: no closure, no `Realm` value (a reference count on the core).
+        var scalar = columnar_value()
+        if Value.self == Int.self {
+            scalar.type = COLUMNAR_TYPE_INT
+            scalar.as.i = Int64(unsafeBitCast(value, to: Int.self))
+        } else if Value.self == Double.self {
+            scalar.type = COLUMNAR_TYPE_DOUBLE
+            scalar.as.d = unsafeBitCast(value, to: Double.self)
+        } else if Value.self == Bool.self {
+            scalar.type = COLUMNAR_TYPE_BOOL
+            scalar.as.b = unsafeBitCast(value, to: Bool.self)
+        }
+        if scalar.type.rawValue != 0 {   // 0: none of them
+            try Engine.check(columnar_obj_set(txn, location.binding.table, location.key, column, &scalar))
+            noteLocalChange()
+            return
+        }
         // Replacing the object of an embedded link deletes the object it held.
         var replacedEmbedded: [Any] = []
-        if let index = location.binding.columns.firstIndex(of: column),
+        if location.binding.hasEmbeddedLinks, let index = location.binding.columns.firstIndex(of: column),
            let target = location.binding.schema.properties[index].storage.objectType as? EmbeddedObject.Type {
             var current = columnar_value()
             try Engine.check(columnar_obj_get(txn, location.binding.table, location.key, column, &current))
@@ -413,25 +433,27 @@ final class RealmCore {
         var key: columnar_key = 0
         var existed = false
         if let pkIndex = binding.primaryKeyIndex {
-            let found = try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk -> columnar_key? in
+            // With `.error` the engine's own duplicate check decides (one index lookup instead of two).
+            let found = update == .error ? nil : try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
                 var existing: columnar_key = 0
                 let rc = columnar_obj_find_primary_key(txn, binding.table, &pk, &existing)
-                if rc == COLUMNAR_ENOTFOUND { return nil }
+                if rc == COLUMNAR_ENOTFOUND { return columnar_key?.none }
                 try Engine.check(rc)
                 return existing
             }
             if let found {
-                guard update != .error else {
+                key = found
+                existed = true
+            } else {
+                let rc = try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
+                    columnar_obj_create_with_primary_key(txn, binding.table, &pk, &key)
+                }
+                if rc == COLUMNAR_EEXISTS && update == .error {
                     let value = cells[pkIndex].unmanagedValue
                     fatalError("Attempting to create an object of type '\(binding.schema.className)' with an existing "
                                + "primary key value '\(value)'.")
                 }
-                key = found
-                existed = true
-            } else {
-                try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
-                    try Engine.check(columnar_obj_create_with_primary_key(txn, binding.table, &pk, &key))
-                }
+                try Engine.check(rc)
             }
         } else {
             try Engine.check(columnar_obj_create(txn, binding.table, &key))
