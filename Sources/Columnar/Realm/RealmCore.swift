@@ -315,11 +315,34 @@ final class RealmCore {
         if Value._isCollection, let collection = type as? ManagedCollectionProperty.Type {
             return collection.managed(in: self, location: location, column: column) as! Value
         }
+        return readValue(type, binding: location.binding, key: location.key, generation: location.generation,
+                         column: column)
+    }
+
+    /// Reads a column that does not hold a collection (`Value._isCollection` is false) of the object `key` of
+    /// `binding`'s table, bound at `generation`.
+    func readValue<Value: _Persistable>(_ type: Value.Type, binding: ClassBinding, key: columnar_key,
+                                        generation: UInt64, column: columnar_col_id) -> Value {
+        precondition(generation == self.generation, "Object has been deleted or invalidated.")
         var value = columnar_value()
-        let rc = columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &value)
-        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
-        Engine.mustSucceed(rc, "reading \(location.binding.schema.className)")
+        let rc = columnar_obj_get(currentTransaction, binding.table, key, column, &value)
+        if rc != COLUMNAR_OK { readFailed(rc, className: binding.schema.className) }
+        // The common scalar types directly: no protocol witness, no `Realm` value (a reference count on the core).
+        // The column's type matches the property's (checked when the class was bound), and these are not nullable.
+        if Value.self == Int.self { return unsafeBitCast(Int(value.as.i), to: Value.self) }
+        if Value.self == Double.self { return unsafeBitCast(value.as.d, to: Value.self) }
+        if Value.self == Bool.self { return unsafeBitCast(value.as.b, to: Value.self) }
+        if Value.self == String.self {
+            let bytes = UnsafeRawBufferPointer(start: value.as.bytes.data, count: value.as.bytes.size)
+            return unsafeBitCast(String(decoding: bytes, as: UTF8.self), to: Value.self)
+        }
         return Value._read(value, from: Realm(core: self))
+    }
+
+    @inline(never)
+    private func readFailed(_ rc: Int32, className: String) -> Never {
+        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
+        fatalError("Columnar: reading \(className) failed: \(ColumnarError.fromLastError(rc))")
     }
 
     /// Reads a property type-erased (description, subscript(key:)).
@@ -391,14 +414,16 @@ final class RealmCore {
 
     /// An accessor object for the row `key` of `type`'s table.
     func materialize<T: ObjectBase>(_ type: T.Type, key: columnar_key) -> T {
-        let binding = requireBinding(for: type)
+        materialize(type, binding: requireBinding(for: type), key: key)
+    }
+
+    /// An accessor object for the row `key` of the table of `binding`, which is `type`'s binding in this core
+    /// (callers that make many objects of one class look the binding up once).
+    func materialize<T: ObjectBase>(_ type: T.Type, binding: ClassBinding, key: columnar_key) -> T {
         let object: T
         if let order = binding.info.cellFreeOrder {
             // Without cells (Persisted.swift): the wrappers take their schema indexes, ObjectBase.init checks them.
-            let state = ThreadLocalState.current
-            state.cellFreeOrder = order
-            state.cellFreeCount = 0
-            state.cellFreeClass = ObjectIdentifier(type)
+            CellFreeConstruction.begin(order, of: type)
             object = type.init()
         } else {
             object = type.init()
