@@ -25,9 +25,13 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
     bool found;
     if (!txn->is_write && txn->cluster_cache_valid && txn->cluster_cache_table == table &&
         key >= txn->cluster_cache_first_key && key <= txn->cluster_cache_last_key) {
-        /* Inside the cached cluster's key range: the key is in that cluster or nowhere. */
-        uint64_t row = cc_packed_lower_bound(&txn->cluster_cache_keys, key);
+        /* Inside the cached cluster's key range: the key is in that cluster or nowhere. Reads in key order ask
+         * for the row after the last one found, which a single comparison confirms. */
+        uint64_t row = (uint64_t)txn->cluster_cache_row + 1;
+        if (row >= txn->cluster_cache_keys.count || cc_node_int_at(&txn->cluster_cache_keys, row) != key)
+            row = cc_packed_lower_bound(&txn->cluster_cache_keys, key);
         found = row < txn->cluster_cache_keys.count && cc_node_int_at(&txn->cluster_cache_keys, row) == key;
+        if (found) txn->cluster_cache_row = (uint32_t)row;
         *out_pos = (cc_rowpos){ NULL, txn->cluster_cache_ref, (uint32_t)row };
     } else {
         if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
@@ -41,6 +45,7 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
                 txn->cluster_cache_keys = keys;
                 txn->cluster_cache_first_key = cc_node_int_at(&keys, 0);
                 txn->cluster_cache_last_key = cc_node_int_at(&keys, keys.count - 1);
+                txn->cluster_cache_row = out_pos->row;
             }
         }
     }
