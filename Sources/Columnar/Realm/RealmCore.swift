@@ -17,6 +17,8 @@ final class ClassBinding {
     let primaryKeyIndex: Int?
     /// Whether a property links to embedded objects (writing such a link may delete the object it held).
     let hasEmbeddedLinks: Bool
+    /// Whether the primary key is a non-optional Int (lookups by an `Int` key then build the engine value directly).
+    let primaryKeyIsInt: Bool
 
     init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id]) {
         self.info = info
@@ -24,7 +26,10 @@ final class ClassBinding {
         self.table = table
         self.columns = columns
         self.primaryKeyIndex = schema.properties.firstIndex(where: \.isPrimary)
-        self.hasEmbeddedLinks = schema.properties.contains { $0.storage.objectType is EmbeddedObject.Type }
+        let properties = info.schema.properties
+        self.hasEmbeddedLinks = properties.contains { $0.storage.objectType is EmbeddedObject.Type }
+        let primaryKeyStorage = primaryKeyIndex.map { properties[$0].storage }
+        self.primaryKeyIsInt = primaryKeyStorage?.type == COLUMNAR_TYPE_INT && primaryKeyStorage?.nullable == false
     }
 }
 
