@@ -92,6 +92,11 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
 
     override func makeScratchCell() -> PersistedCellBase { PersistedCell(unregisteredValue: nil) }
 
+    // Specialized for the common value types: see Persisted.pendingCell(in:).
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     override func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws {
         let value = self.value ?? Value._rlmDefaultValue()
         try object._managedWrite(value, column: column)
@@ -211,11 +216,23 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         cell?.isIndexed = indexed
     }
 
+    // Making a cell and copying its value into a new row run for every property of every object added. Unspecialized
+    // (the wrapper is generic across the module boundary), each looks up the generic metadata of `PersistedCell<Value>`
+    // or `Value?` at run time; the specializations for the common value types, which the generic entry points
+    // dispatch to, do not.
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     @inline(never)
     private static func pendingCell(in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: nil, pendingIn: state)
     }
 
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     @inline(never)
     private static func pendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: value, pendingIn: state)
