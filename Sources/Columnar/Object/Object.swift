@@ -166,6 +166,15 @@ open class ObjectBase: CustomStringConvertible {
     }
 
     func _managedWrite<Value: _Persistable>(_ value: Value, column: columnar_col_id) throws {
+        // Int, Double and Bool without copying the location (reference counts on the core and binding).
+        if var scalar = RealmCore.scalarValue(value), let location = _unmanagedLocation {
+            return try location.core._withUnsafeGuaranteedRef { core in
+                try location.binding._withUnsafeGuaranteedRef { binding in
+                    try core.writeScalar(&scalar, binding: binding, key: location.key, generation: location.generation,
+                                         column: column)
+                }
+            }
+        }
         let location = _location!
         try location.core.write(value, location, column: column)
     }

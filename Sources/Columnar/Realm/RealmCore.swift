@@ -365,28 +365,15 @@ final class RealmCore {
             noteLocalChange()
             return
         }
+        if var scalar = Self.scalarValue(value) {
+            return try writeScalar(&scalar, binding: location.binding, key: location.key,
+                                   generation: location.generation, column: column)
+        }
         if let pk = location.binding.primaryKeyIndex, location.binding.columns[pk] == column,
            try primaryKeyDiffers(value, location, column: column) {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
         let txn = currentTransaction
-        // The common scalar types directly: no closure, no `Realm` value (a reference count on the core).
-        var scalar = columnar_value()
-        if Value.self == Int.self {
-            scalar.type = COLUMNAR_TYPE_INT
-            scalar.as.i = Int64(unsafeBitCast(value, to: Int.self))
-        } else if Value.self == Double.self {
-            scalar.type = COLUMNAR_TYPE_DOUBLE
-            scalar.as.d = unsafeBitCast(value, to: Double.self)
-        } else if Value.self == Bool.self {
-            scalar.type = COLUMNAR_TYPE_BOOL
-            scalar.as.b = unsafeBitCast(value, to: Bool.self)
-        }
-        if scalar.type.rawValue != 0 {   // 0: none of them
-            try Engine.check(columnar_obj_set(txn, location.binding.table, location.key, column, &scalar))
-            noteLocalChange()
-            return
-        }
         // Replacing the object of an embedded link deletes the object it held.
         var replacedEmbedded: [Any] = []
         if location.binding.hasEmbeddedLinks, let index = location.binding.columns.firstIndex(of: column),
@@ -408,6 +395,40 @@ final class RealmCore {
         }
         noteLocalChange()
         deleteOrphans(replacedEmbedded)
+    }
+
+    /// The engine value of an Int, Double or Bool, which `writeScalar` writes without a closure or a `Realm` value
+    /// (a reference count on the core); nil for every other type.
+    @inline(__always)
+    static func scalarValue<Value: _Persistable>(_ value: Value) -> columnar_value? {
+        var scalar = columnar_value()
+        if Value.self == Int.self {
+            scalar.type = COLUMNAR_TYPE_INT
+            scalar.as.i = Int64(unsafeBitCast(value, to: Int.self))
+        } else if Value.self == Double.self {
+            scalar.type = COLUMNAR_TYPE_DOUBLE
+            scalar.as.d = unsafeBitCast(value, to: Double.self)
+        } else if Value.self == Bool.self {
+            scalar.type = COLUMNAR_TYPE_BOOL
+            scalar.as.b = unsafeBitCast(value, to: Bool.self)
+        } else {
+            return nil
+        }
+        return scalar
+    }
+
+    /// Writes a `scalarValue` into a column of the object `key` of `binding`'s table, bound at `generation`.
+    func writeScalar(_ scalar: inout columnar_value, binding: ClassBinding, key: columnar_key, generation: UInt64,
+                     column: columnar_col_id) throws {
+        precondition(generation == self.generation, "Object has been deleted or invalidated.")
+        let txn = currentTransaction
+        if let pk = binding.primaryKeyIndex, binding.columns[pk] == column {
+            var current = columnar_value()
+            try Engine.check(columnar_obj_get(txn, binding.table, key, column, &current))
+            if !EngineValue.equal(scalar, current) { fatalError("Primary key can't be changed after an object is inserted.") }
+        }
+        try Engine.check(columnar_obj_set(txn, binding.table, key, column, &scalar))
+        noteLocalChange()
     }
 
     private func primaryKeyDiffers<Value: _Persistable>(_ value: Value, _ location: ObjectLocation,
