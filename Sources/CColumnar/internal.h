@@ -271,6 +271,7 @@ struct columnar_txn {
     int64_t cluster_cache_last_key;
     uint64_t cluster_cache_ref;
     cc_node cluster_cache_keys;
+    uint32_t cluster_cache_row;  /* the row last found there: a scan's next key is usually the next row's */
     /* Opened column leaves of committed clusters (direct-mapped by cluster ref and column), so repeated reads of
      * the same cluster validate its nodes once. Holds struct cc_leaf, defined in leaf.h. */
     struct cc_leaf_cache_entry *leaf_cache;

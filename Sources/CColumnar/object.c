@@ -25,9 +25,13 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
     bool found;
     if (!txn->is_write && txn->cluster_cache_valid && txn->cluster_cache_table == table &&
         key >= txn->cluster_cache_first_key && key <= txn->cluster_cache_last_key) {
-        /* Inside the cached cluster's key range: the key is in that cluster or nowhere. */
-        uint64_t row = cc_packed_lower_bound(&txn->cluster_cache_keys, key);
+        /* Inside the cached cluster's key range: the key is in that cluster or nowhere. Reads in key order ask
+         * for the row after the last one found, which a single comparison confirms. */
+        uint64_t row = (uint64_t)txn->cluster_cache_row + 1;
+        if (row >= txn->cluster_cache_keys.count || cc_node_int_at(&txn->cluster_cache_keys, row) != key)
+            row = cc_packed_lower_bound(&txn->cluster_cache_keys, key);
         found = row < txn->cluster_cache_keys.count && cc_node_int_at(&txn->cluster_cache_keys, row) == key;
+        if (found) txn->cluster_cache_row = (uint32_t)row;
         *out_pos = (cc_rowpos){ NULL, txn->cluster_cache_ref, (uint32_t)row };
     } else {
         if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
@@ -41,6 +45,7 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
                 txn->cluster_cache_keys = keys;
                 txn->cluster_cache_first_key = cc_node_int_at(&keys, 0);
                 txn->cluster_cache_last_key = cc_node_int_at(&keys, keys.count - 1);
+                txn->cluster_cache_row = out_pos->row;
             }
         }
     }
@@ -256,8 +261,11 @@ static int unlink_target(columnar_txn *txn, uint32_t table, uint32_t column, int
 /* Public object API                                                                                            */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-/* Inserts a new row with default values and puts the defaults into every index. */
-static int insert_row(columnar_txn *txn, uint32_t table, int64_t key) {
+/* Inserts a new row with default values and puts the defaults into every index; with a primary key cell
+ * (`pk_cell`, from cc_value_to_cell), the row gets that value in the primary key column instead, and so does its
+ * index: creating an object with its primary key descends the index once, not three times (insert the default,
+ * remove it, insert the value). */
+static int insert_row_with(columnar_txn *txn, uint32_t table, int64_t key, const uint8_t *pk_cell, bool pk_is_null) {
     cc_tstate *ts;
     int rc = cc_table_state(txn, table, &ts);
     if (rc) return rc;
@@ -272,14 +280,28 @@ static int insert_row(columnar_txn *txn, uint32_t table, int64_t key) {
     ts->dirty = true;
     ts->object_count++;
     if ((uint64_t)key >= ts->next_key) ts->next_key = (uint64_t)key + 1;
+    if (pk_cell) {
+        /* Before the index inserts: they change index trees only, but the leaf is not looked at after them. */
+        cc_mvec *vec = &leaf->columns[schema->primary_key];
+        memcpy(cc_mvec_cell(vec, row), pk_cell, vec->cell_bytes);
+        if (vec->nulls) vec->nulls[row] = pk_is_null;
+    }
     for (uint32_t c = 0; c < schema->column_count; c++) {
         const cc_column *col = &schema->columns[c];
         if (!cc_column_is_live(col) || !(col->flags & CF_COL_FLAG_INDEXED)) continue;
+        if (pk_cell && c == schema->primary_key) {
+            if ((rc = cc_index_insert(txn, table, c, pk_cell, pk_is_null, key))) return rc;
+            continue;
+        }
         uint8_t cell[16] = { 0 };
         bool is_null = (col->flags & CF_COL_FLAG_NULLABLE) != 0;
         if ((rc = cc_index_insert(txn, table, c, cell, is_null, key))) return rc;
     }
     return 0;
+}
+
+static int insert_row(columnar_txn *txn, uint32_t table, int64_t key) {
+    return insert_row_with(txn, table, key, NULL, false);
 }
 
 static int check_default_primary_key(columnar_txn *txn, uint32_t table) {
@@ -346,8 +368,8 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     bool is_null;
     if ((rc = cc_value_to_cell(txn, schema, &schema->columns[schema->primary_key], pk, cell, &is_null))) return rc;
     int64_t key = (int64_t)ts->next_key;
-    if ((rc = poison_on(txn, insert_row(txn, table, key)))) return rc;
-    if ((rc = columnar_obj_set(txn, table, key, schema->primary_key, pk))) {
+    /* The row and its index entry may be half made when this fails: the transaction is unusable then. */
+    if ((rc = insert_row_with(txn, table, key, cell, is_null))) {
         txn->poisoned = true;
         return rc;
     }

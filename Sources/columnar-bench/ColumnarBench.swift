@@ -24,7 +24,8 @@ struct ColumnarBench: ParsableCommand {
             of every object; (b) --commits single-object durable commits on a 10,000-object table. \
             Object suite (Columnar through its Swift object API: Realm, Object, @Persisted; SQLite through its C \
             API): --objects objects of five properties added in one durable write transaction; one Int property \
-            of every object read; --lookups objects found by primary key. Both engines commit durably \
+            of every object read; the same property of objects already made, against the C API's read of that \
+            column (columnar_obj_get_int); --lookups objects found by primary key. Both engines commit durably \
             (Columnar: durability FULL; SQLite: WAL with synchronous=FULL). \
             Query suite (Columnar through Results; SQLite with an index on every filtered or sorted column; a plain \
             C loop over an int64_t array for the scans): count of intCol > x (50 % and 1 % match), sum, min, max and \
@@ -111,22 +112,25 @@ struct ColumnarBench: ParsableCommand {
         let columnar = ColumnarEngine(clusterSize: clusterSize)
         let sqlite = SQLiteEngine()
         let engines: [any BenchmarkEngine] = suite.includesStorage ? [columnar, sqlite] : []
-        let objectEngines: [any ObjectBenchmarkEngine] =
-            suite.includesObjects ? [ColumnarObjectEngine(), sqlite] : []
+        let columnarObjects = ColumnarObjectEngine()
+        let objectEngines: [any ObjectBenchmarkEngine] = suite.includesObjects ? [columnarObjects, sqlite] : []
+        let heldReadEngines: [any HeldObjectReadEngine] =
+            suite.includesObjects ? [columnarObjects, ColumnarColumnReads()] : []
         let queryEngines: [any QueryBenchmarkEngine] =
             suite.includesQuery ? [ColumnarQueryEngine(clusterSize: clusterSize), sqlite, PlainLoopBaseline()] : []
         let machine = MachineInfo.current(databaseDirectory: directory,
                                           sqliteVersion: String(cString: sqlite3_libversion()))
         Self.log(machine.line)
         var runner = WorkloadRunner(configuration: configuration, engines: engines, objectEngines: objectEngines,
-                                    queryEngines: queryEngines, directory: directory, keepFiles: dir != nil,
+                                    heldReadEngines: heldReadEngines, queryEngines: queryEngines, directory: directory, keepFiles: dir != nil,
                                     progress: { Self.log("  " + $0) })
         let results = try runner.runAll()
         if suite.includesStorage { Self.log("Columnar commit path: \(columnar.commitPathDescription)") }
 
         // One line per engine set-up; SQLite serves every suite and is listed once. Then the unmeasured setup steps.
         var engineSetups: [String] = []
-        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 } + queryEngines.map { $0 }
+        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
+            + heldReadEngines.map { $0 } + queryEngines.map { $0 }
         for engine in everyEngine where !engineSetups.contains(engine.setupDescription) {
             engineSetups.append(engine.setupDescription)
         }

@@ -20,7 +20,7 @@ final class Item: Object, @unchecked Sendable {
     @Persisted var flag: Bool
 }
 
-final class ColumnarObjectEngine: ObjectBenchmarkEngine {
+final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     let name = "Columnar"
     let fileExtension = "realm"
     /// The commit path of the last file written (columnar_db_commit_path_description).
@@ -77,6 +77,19 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine {
         }
         recorder.endRun()
         return (objectCount, sum)
+    }
+
+    func readIntPropertyOfHeldObjects(path: String, recorder: inout LatencyRecorder) throws
+        -> (objectCount: Int, sum: Int)
+    {
+        let realm = try Self.open(path)
+        // The objects are made before the measured interval: what is timed is the property read alone.
+        let items = Array(realm.objects(Item.self))
+        var sum = 0
+        recorder.startRun()
+        for item in items { sum &+= recorder.measure { item.someInt } }
+        recorder.endRun()
+        return (items.count, sum)
     }
 
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int {

@@ -6,6 +6,10 @@
 //            transaction with a durable commit. The table itself is created before the measured interval.
 //   read:    one Int property of every object of the table, in the engine's natural order
 //            (Columnar: `for item in realm.objects(Item.self) { item.someInt }`; SQLite: `SELECT someInt FROM item`).
+//   held:    one Int property of every object, the objects made before the measured interval, against the raw C
+//            read of the same column (Columnar: `item.someInt` for each of `Array(realm.objects(Item.self))`;
+//            C API: `columnar_obj_get_int` for every key; ColumnarColumnReads.swift). No SQLite row: the pair shows
+//            what a managed property read costs over the column read it makes.
 //   lookup:  `lookupCount` objects found by primary key in a seeded random order, reading one Int property of each
 //            (Columnar: `realm.object(ofType:forPrimaryKey:)`; SQLite: a prepared `SELECT ... WHERE id = ?` on the
 //            INTEGER PRIMARY KEY).
@@ -40,6 +44,14 @@ protocol ObjectBenchmarkEngine: EngineIdentity {
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
 }
 
+/// An engine of the held-objects workload: the object API, and the C API read it is measured against.
+protocol HeldObjectReadEngine: EngineIdentity {
+    /// Reads `someInt` of every object of the object suite's file, the objects (or keys) found before the measured
+    /// interval; returns how many objects were read and the sum of the values.
+    func readIntPropertyOfHeldObjects(path: String, recorder: inout LatencyRecorder) throws
+        -> (objectCount: Int, sum: Int)
+}
+
 extension WorkloadRunner {
     /// Reads are timed in batches of this many operations (see LatencyRecorder): each takes well under a µs.
     static let objectReadsPerSample = 64
@@ -65,6 +77,18 @@ extension WorkloadRunner {
             results.append(try measure("objects: read 1 int prop", engine, path, operations: objectCount,
                                        operationsPerSample: Self.objectReadsPerSample) { recorder in
                 let (readCount, sum) = try engine.readIntProperty(path: path, recorder: &recorder)
+                guard readCount == objectCount, sum == expectedSum else {
+                    throw BenchError.wrongAnswer(engine: engine.name, what: "read \(readCount) objects summing to "
+                        + "\(sum), expected \(objectCount) summing to \(expectedSum)")
+                }
+            })
+        }
+
+        for engine in heldReadEngines {
+            let path = databasePath(engine, "objects")
+            results.append(try measure("objects: read 1 int prop, held", engine, path, operations: objectCount,
+                                       operationsPerSample: Self.objectReadsPerSample) { recorder in
+                let (readCount, sum) = try engine.readIntPropertyOfHeldObjects(path: path, recorder: &recorder)
                 guard readCount == objectCount, sum == expectedSum else {
                     throw BenchError.wrongAnswer(engine: engine.name, what: "read \(readCount) objects summing to "
                         + "\(sum), expected \(objectCount) summing to \(expectedSum)")

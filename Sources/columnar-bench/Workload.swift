@@ -193,6 +193,8 @@ struct WorkloadRunner {
     let engines: [any BenchmarkEngine]
     /// The engines of the object suite (Columnar's Swift object API; SQLite's C API on the same data).
     let objectEngines: [any ObjectBenchmarkEngine]
+    /// The engines of the object suite's held-objects workload (Columnar's object API, its C API).
+    let heldReadEngines: [any HeldObjectReadEngine]
     /// The engines of the query suite (Columnar's Results API, SQLite, the plain C loop).
     let queryEngines: [any QueryBenchmarkEngine]
     let directory: String
@@ -206,11 +208,13 @@ struct WorkloadRunner {
     var setupNotes: [String] = []
 
     init(configuration: BenchConfiguration, engines: [any BenchmarkEngine],
-         objectEngines: [any ObjectBenchmarkEngine], queryEngines: [any QueryBenchmarkEngine], directory: String,
-         keepFiles: Bool, progress: @escaping (String) -> Void) {
+         objectEngines: [any ObjectBenchmarkEngine], heldReadEngines: [any HeldObjectReadEngine],
+         queryEngines: [any QueryBenchmarkEngine], directory: String, keepFiles: Bool,
+         progress: @escaping (String) -> Void) {
         self.configuration = configuration
         self.engines = engines
         self.objectEngines = objectEngines
+        self.heldReadEngines = heldReadEngines
         self.queryEngines = queryEngines
         self.directory = directory
         self.keepFiles = keepFiles

@@ -310,6 +310,38 @@ final class SchemaTests: DatabaseTestCase {
         }
     }
 
+    func testObjectsCreatedWithAPrimaryKeyAreIndexedUnderTheirValueOnly() throws {
+        // columnar_obj_create_with_primary_key gives the new row its value and puts only that value in the index:
+        // the column's default (0) is never taken, before or after a commit, and every value finds its object.
+        let (table, id) = try db.write { txn -> (TableID, ColumnID) in
+            let table = try txn.addTable("items")
+            let id = try txn.addColumn(table, "id", COLUMNAR_TYPE_INT)
+            try txn.setPrimaryKey(table, column: id)
+            for value in 1...3_000 {
+                let key = try txn.createObject(table, primaryKey: .int(value))
+                XCTAssertEqual(try txn.get(table, key, id), .int(value))
+            }
+            XCTAssertNil(try txn.findPrimaryKey(table, .int(0)), "the default value is not in the index")
+            XCTAssertEngineError(COLUMNAR_EEXISTS, try txn.createObject(table, primaryKey: .int(1_500)))
+            XCTAssertVerifies(txn)
+            return (table, id)
+        }
+        try reopen()
+        try db.write { txn in
+            XCTAssertNil(try txn.findPrimaryKey(table, .int(0)))
+            for value in stride(from: 1, through: 3_000, by: 7) {
+                let key = try txn.findPrimaryKey(table, .int(value))
+                XCTAssertNotNil(key, "\(value)")
+                if let key { XCTAssertEqual(try txn.get(table, key, id), .int(value)) }
+            }
+            // The default value is free: one object may take it, a second collides.
+            let defaulted = try txn.createObject(table)
+            XCTAssertEqual(try txn.findPrimaryKey(table, .int(0)), defaulted)
+            XCTAssertEngineError(COLUMNAR_EEXISTS, try txn.createObject(table), "the default primary key is taken")
+            XCTAssertVerifies(txn)
+        }
+    }
+
     func testPrimaryKeyCannotBeSetOnAColumnWithDuplicatesOrOfTheWrongKind() throws {
         try db.write { txn in
             let table = try txn.addTable("t")

@@ -118,6 +118,11 @@ final class RealmAPICoverageTests: RealmTestCase {
                     message: "Attempting to create an object of type 'Pet' with an existing primary key value '1'")
     }
 
+    func testChangingAnIntPrimaryKeyStops() {
+        assertStops("change primary key", runnerTest: Self.runner,
+                    message: "Primary key can't be changed after an object is inserted.")
+    }
+
     func testWritingOutsideATransactionStops() {
         assertStops("write outside", runnerTest: Self.runner, message: "outside of a write transaction")
     }
@@ -134,6 +139,15 @@ final class RealmAPICoverageTests: RealmTestCase {
             try realm.write {
                 realm.add(Pet(value: ["id": 1]))
                 realm.add(Pet(value: ["id": 1]))
+            }
+        case "change primary key":
+            let realm = try openRealm()
+            try realm.write {
+                let pet = Pet(value: ["id": 1])
+                realm.add(pet)
+                pet.id = 1   // the same value is allowed
+                pet.age = 3
+                pet.id = 2
             }
         case "write outside":
             let realm = try openRealm()

@@ -175,12 +175,28 @@ struct ResultsIteration<Element: RealmCollectionValue> {
     /// The Realm's change counter when the keys were read: while it stays the same no object can have been
     /// deleted, and the per-object existence check (a tree descent) is skipped.
     private let changeState: UInt64
+    /// The binding of the objects' class when `Element` is exactly that class (not an optional of it): then
+    /// each object is made from it directly, without looking the binding up or casting the object.
+    private let exactBinding: ClassBinding?
 
     init(_ results: Results<Element>) {
         self.results = results
         self.keys = results.keys
         self.changeState = results.core.changeCounter
         self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
+        if values == nil, let binding = results.binding,
+           ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) {
+            exactBinding = binding
+        } else {
+            exactBinding = nil
+        }
+    }
+
+    private func element(key: columnar_key) -> Element {
+        guard let exactBinding else { return results.element(key: key) }
+        let object = results.core.materialize(exactBinding.schema.objectClass, binding: exactBinding, key: key)
+        // `Element` is the object's class (checked in init).
+        return unsafeBitCast(object, to: Element.self)
     }
 
     mutating func next() -> Element? {
@@ -192,8 +208,8 @@ struct ResultsIteration<Element: RealmCollectionValue> {
         while position < keys.count {
             let key = keys[position]
             position += 1
-            if results.core.changeCounter == changeState { return results.element(key: key) }
-            let object = results.element(key: key)
+            if results.core.changeCounter == changeState { return element(key: key) }
+            let object = element(key: key)
             if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
                 return object
             }

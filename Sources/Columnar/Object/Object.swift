@@ -15,25 +15,42 @@ struct ObjectLocation {
     let generation: UInt64
 }
 
+/// `ObjectLocation`'s parts without reference counting, for the managed-read fast path (Persisted's getter).
+/// Valid while the object's `_location` holds the same core and binding, which keeps them alive: copying a
+/// location costs four atomic reference-count operations, which is more than the column read itself.
+struct UnmanagedLocation {
+    let core: Unmanaged<RealmCore>
+    let binding: Unmanaged<ClassBinding>
+    let key: columnar_key
+    let generation: UInt64
+
+    init(_ location: ObjectLocation) {
+        core = Unmanaged.passUnretained(location.core)
+        binding = Unmanaged.passUnretained(location.binding)
+        key = location.key
+        generation = location.generation
+    }
+}
+
 /// The root of model classes (RealmSwift's `ObjectBase`, on Objective-C `RLMObjectBase`).
 open class ObjectBase: CustomStringConvertible {
-    var _location: ObjectLocation?
+    var _location: ObjectLocation? {
+        didSet { _unmanagedLocation = _location.map(UnmanagedLocation.init) }
+    }
+    /// The same location without reference counting (see UnmanagedLocation); set with `_location`.
+    private(set) var _unmanagedLocation: UnmanagedLocation?
     /// The object's `@Persisted` cells in schema order, when claimed at construction (nil: found with Mirror).
     var _cells: [PersistedCellBase]?
 
     public required init() {
         // The subclass's property wrappers were initialised just before this runs: their cells are on top of the
         // thread's pending stack. (Prototypes made by schema discovery are skipped.)
-        let state = ThreadLocalState.current
-        if state.cellFreeOrder != nil {
+        if CellFreeConstruction.isActive {
             // A cell-free accessor object (RealmCore.materialize): its wrappers took schema indexes, not cells.
-            precondition(state.cellFreeClass == ObjectIdentifier(type(of: self))
-                             && state.cellFreeCount == state.cellFreeOrder!.count,
-                         "Columnar: an accessor object's construction made other objects")
-            state.cellFreeOrder = nil
-            state.cellFreeClass = nil
+            CellFreeConstruction.finish(type(of: self))
             return
         }
+        let state = ThreadLocalState.current
         guard state.discoveryDepth == 0 else { return }
         let info = SchemaDiscovery.info(for: type(of: self))
         let count = info.schema.properties.count
@@ -169,6 +186,15 @@ open class ObjectBase: CustomStringConvertible {
     }
 
     func _managedWrite<Value: _Persistable>(_ value: Value, column: columnar_col_id) throws {
+        // Int, Double and Bool without copying the location (reference counts on the core and binding).
+        if var scalar = RealmCore.scalarValue(value), let location = _unmanagedLocation {
+            return try location.core._withUnsafeGuaranteedRef { core in
+                try location.binding._withUnsafeGuaranteedRef { binding in
+                    try core.writeScalar(&scalar, binding: binding, key: location.key, generation: location.generation,
+                                         column: column)
+                }
+            }
+        }
         let location = _location!
         try location.core.write(value, location, column: column)
     }

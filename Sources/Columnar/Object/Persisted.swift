@@ -11,8 +11,12 @@
 //
 // Accessor objects that `RealmCore.materialize` makes for rows have no cells at all when their class allows it
 // (ClassInfo.cellFreeOrder): while it constructs one, each wrapper's initializer takes its schema index from the
-// thread's construction state instead of allocating a cell, and managed reads use that index directly. Making an
-// accessor then costs the object's own allocation only.
+// thread's construction state (CellFreeConstruction) instead of allocating a cell, and managed reads use that index
+// directly. Making an accessor then costs the object's own allocation only.
+//
+// The managed read of such a wrapper does no reference counting: the subscript is inlined into the model class's
+// accessor (so the wrapper is a stored-property load, not a key-path projection), and the read reaches the core
+// and binding through the object's UnmanagedLocation.
 
 import CColumnar
 import Foundation
@@ -88,6 +92,11 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
 
     override func makeScratchCell() -> PersistedCellBase { PersistedCell(unregisteredValue: nil) }
 
+    // Specialized for the common value types: see Persisted.pendingCell(in:).
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     override func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws {
         let value = self.value ?? Value._rlmDefaultValue()
         try object._managedWrite(value, column: column)
@@ -145,8 +154,8 @@ protocol PersistedProperty {
 public struct Persisted<Value: _Persistable>: PersistedProperty {
     /// The property's state: nil when the wrapper belongs to a cell-free accessor object.
     let cell: PersistedCell<Value>?
-    /// In a cell-free accessor object, the property's index in its class's schema; -1 otherwise.
-    let cellFreeIndex: Int32
+    /// In a cell-free accessor object, the property's index in its class's schema; -1 otherwise (then `cell` is set).
+    @usableFromInline let cellFreeIndex: Int32
 
     var persistedCell: PersistedCellBase? { cell }
 
@@ -165,24 +174,22 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     /// A property with the type's default value (0, "", empty collection, nil).
     public init() {
-        let state = ThreadLocalState.current
-        if let index = state.takeCellFreeIndex() {
+        if let index = CellFreeConstruction.takeIndex() {
             cell = nil
             cellFreeIndex = index
         } else {
-            cell = Self.pendingCell(in: state)
+            cell = Self.pendingCell(in: ThreadLocalState.current)
             cellFreeIndex = -1
         }
     }
 
     /// A property with an initial value for new unmanaged objects.
     public init(wrappedValue value: Value) {
-        let state = ThreadLocalState.current
-        if let index = state.takeCellFreeIndex() {
+        if let index = CellFreeConstruction.takeIndex() {
             cell = nil
             cellFreeIndex = index
         } else {
-            cell = Self.pendingCell(holding: value, in: state)
+            cell = Self.pendingCell(holding: value, in: ThreadLocalState.current)
             cellFreeIndex = -1
         }
     }
@@ -209,52 +216,101 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         cell?.isIndexed = indexed
     }
 
+    // Making a cell and copying its value into a new row run for every property of every object added. Unspecialized
+    // (the wrapper is generic across the module boundary), each looks up the generic metadata of `PersistedCell<Value>`
+    // or `Value?` at run time; the specializations for the common value types, which the generic entry points
+    // dispatch to, do not.
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     @inline(never)
     private static func pendingCell(in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: nil, pendingIn: state)
     }
 
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Double)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
     @inline(never)
     private static func pendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: value, pendingIn: state)
     }
 
+    // The subscript is inlinable so that, specialized in the module that declares the property, reading the wrapper
+    // through its storage key path becomes a load of a stored property (unspecialized, it is a run-time key-path
+    // projection costing more than the column read). A cell-free accessor's wrapper is told by its index alone,
+    // and its accesses take no key paths (making one costs a reference count); everything else is behind `_get`
+    // and `_set`.
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            let wrapper = object[keyPath: storageKeyPath]
-            // The common managed read (a cell-free accessor) first; the rest, which needs `Value?`'s metadata,
-            // out of line.
-            if wrapper.cell == nil, let location = object._location {
-                let column = location.binding.columns[Int(wrapper.cellFreeIndex)]
-                if column != COLUMNAR_NO_COLUMN { return object._managedRead(Value.self, column: column) }
-            }
-            return read(wrapper, of: object, wrappedKeyPath: wrappedKeyPath, storageKeyPath: storageKeyPath)
+            let index = object[keyPath: storageKeyPath].cellFreeIndex
+            if index >= 0 { return _cellFreeGet(index: index, of: object) }
+            return _get(object[keyPath: storageKeyPath], of: object, wrappedKeyPath: wrappedKeyPath,
+                        storageKeyPath: storageKeyPath)
         }
         set {
-            let wrapper = object[keyPath: storageKeyPath]
-            guard let cell = wrapper.cell else {
-                guard let location = object._location else {
-                    ThreadLocalState.current.cellFreeObjectWasAccessed = true
-                    return
-                }
-                object._managedSet(newValue, column: location.binding.columns[Int(wrapper.cellFreeIndex)])
-                return
-            }
-            guard object._location != nil else {
-                cell.value = newValue
-                return
-            }
-            object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
+            let index = object[keyPath: storageKeyPath].cellFreeIndex
+            if index >= 0 { return _cellFreeSet(newValue, index: index, of: object) }
+            _set(newValue, wrapper: object[keyPath: storageKeyPath], of: object, storageKeyPath: storageKeyPath)
         }
     }
 
-    /// Every read but a cell-free accessor's of a column.
-    @inline(never)
-    private static func read<EnclosingSelf: ObjectBase>(
+    /// A read of a cell-free accessor object's property.
+    @usableFromInline
+    static func _cellFreeGet(index: Int32, of object: ObjectBase) -> Value {
+        // The common case (a column that is not a collection) without reference counting (UnmanagedLocation); the
+        // rest, which needs `Value?`'s metadata, out of line.
+        if let location = object._unmanagedLocation, !Value._isCollection {
+            let column = location.binding._withUnsafeGuaranteedRef { $0.columns[Int(index)] }
+            if column != COLUMNAR_NO_COLUMN {
+                return location.core._withUnsafeGuaranteedRef { core in
+                    location.binding._withUnsafeGuaranteedRef { binding in
+                        core.readValue(Value.self, binding: binding, key: location.key,
+                                       generation: location.generation, column: column)
+                    }
+                }
+            }
+        }
+        return cellFreeRead(object, index: Int(index))
+    }
+
+    /// A write of a cell-free accessor object's property.
+    @usableFromInline
+    static func _cellFreeSet(_ newValue: Value, index: Int32, of object: ObjectBase) {
+        guard let location = object._location else {
+            // Only while schema discovery tries constructing the class without cells.
+            ThreadLocalState.current.cellFreeObjectWasAccessed = true
+            return
+        }
+        object._managedSet(newValue, column: location.binding.columns[Int(index)])
+    }
+
+    /// Every write but a cell-free accessor's.
+    @usableFromInline
+    static func _set<EnclosingSelf: ObjectBase>(
+        _ newValue: Value, wrapper: Persisted, of object: EnclosingSelf,
+        storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) {
+        guard let cell = wrapper.cell else {
+            return _cellFreeSet(newValue, index: wrapper.cellFreeIndex, of: object)
+        }
+        guard object._location != nil else {
+            cell.value = newValue
+            return
+        }
+        object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
+    }
+
+    /// Every read but a cell-free accessor's.
+    @usableFromInline
+    static func _get<EnclosingSelf: ObjectBase>(
         _ wrapper: Persisted, of object: EnclosingSelf, wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {

@@ -11,27 +11,11 @@ final class ThreadLocalState {
     var pendingCells: [PersistedCellBase] = []
     /// Above 0 while schema discovery constructs a prototype (its cells are not claimed).
     var discoveryDepth = 0
-    /// While `RealmCore.materialize` constructs a cell-free accessor object (Persisted.swift): the schema index of
-    /// each `@Persisted` wrapper in the order Swift initialises them, how many have been initialised, and the class.
-    /// ObjectBase.init clears them.
-    var cellFreeOrder: [Int32]?
-    var cellFreeCount = 0
-    var cellFreeClass: ObjectIdentifier?
     /// Set when a wrapper of a cell-free object is read or written before the object is managed: schema discovery
     /// constructs each class once this way, and a class whose initializer uses its properties keeps its cells.
     var cellFreeObjectWasAccessed = false
     /// The recording of the probe cells a key path reads, while KeyPathNames reads one (Query/KeyPathNames.swift).
     var keyPathProbe: KeyPathProbe?
-
-    /// The schema index the next wrapper of a cell-free accessor object takes, or nil when none is being made.
-    @inline(__always)
-    func takeCellFreeIndex() -> Int32? {
-        guard let order = cellFreeOrder else { return nil }
-        let position = cellFreeCount
-        precondition(position < order.count, "Columnar: an accessor object's construction made other objects")
-        cellFreeCount = position + 1
-        return order[position]
-    }
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -50,5 +34,82 @@ final class ThreadLocalState {
         let state = ThreadLocalState()
         pthread_setspecific(key, Unmanaged.passRetained(state).toOpaque())
         return state
+    }
+}
+
+/// The construction of a cell-free accessor object in progress on this thread (Persisted.swift): while
+/// `RealmCore.materialize` constructs one, the schema index of each `@Persisted` wrapper in the order Swift
+/// initialises them, how many have been initialised, and the class. ObjectBase.init clears it.
+///
+/// A plain struct behind its own pthread key rather than part of ThreadLocalState: every wrapper's initializer
+/// reads it, and reaching a class instance costs two atomic reference-count operations each time.
+struct CellFreeConstruction {
+    /// The indexes (a buffer owned by the class's ClassInfo, which outlives every construction); nil when no
+    /// cell-free object is being constructed.
+    var order: UnsafeBufferPointer<Int32>?
+    var position = 0
+    var objectClass: ObjectIdentifier?
+
+    /// Starts constructing a cell-free object of `objectClass` whose wrappers take the indexes of `order`.
+    @inline(__always)
+    static func begin(_ order: UnsafeBufferPointer<Int32>, of objectClass: ObjectBase.Type) {
+        let construction = current
+        construction.pointee.order = order
+        construction.pointee.position = 0
+        construction.pointee.objectClass = ObjectIdentifier(objectClass)
+    }
+
+    /// The schema index the next wrapper of a cell-free accessor object takes, or nil when none is being made.
+    @inline(__always)
+    static func takeIndex() -> Int32? {
+        let construction = current
+        guard let order = construction.pointee.order else { return nil }
+        let position = construction.pointee.position
+        precondition(position < order.count, "Columnar: an accessor object's construction made other objects")
+        construction.pointee.position = position + 1
+        return order[position]
+    }
+
+    /// Whether a cell-free object is being constructed.
+    static var isActive: Bool { current.pointee.order != nil }
+
+    /// Ends the construction of a cell-free object of `objectClass` (ObjectBase.init), checking that every
+    /// wrapper took its index and no other object was made meanwhile.
+    static func finish(_ objectClass: ObjectBase.Type) {
+        let construction = current
+        precondition(construction.pointee.objectClass == ObjectIdentifier(objectClass)
+                         && construction.pointee.position == construction.pointee.order?.count,
+                     "Columnar: an accessor object's construction made other objects")
+        construction.pointee = CellFreeConstruction()
+    }
+
+    /// Abandons a construction (schema discovery's trial, when the initializer did not reach ObjectBase.init).
+    static func reset() { current.pointee = CellFreeConstruction() }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            let construction = pointer.assumingMemoryBound(to: CellFreeConstruction.self)
+            construction.deinitialize(count: 1)
+            construction.deallocate()
+        }
+        precondition(status == 0, "Columnar: cannot create a thread-local key (\(status))")
+        return key
+    }()
+
+    /// This thread's construction state.
+    @inline(__always)
+    static var current: UnsafeMutablePointer<CellFreeConstruction> {
+        if let pointer = pthread_getspecific(key) { return pointer.assumingMemoryBound(to: CellFreeConstruction.self) }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> UnsafeMutablePointer<CellFreeConstruction> {
+        let construction = UnsafeMutablePointer<CellFreeConstruction>.allocate(capacity: 1)
+        construction.initialize(to: CellFreeConstruction())
+        pthread_setspecific(key, construction)
+        return construction
     }
 }

@@ -160,19 +160,28 @@ public struct Realm: Equatable {
         guard let pkIndex = binding.primaryKeyIndex else {
             fatalError("'\(binding.schema.className)' does not have a primary key and can not be queried by one")
         }
-        let property = binding.schema.properties[pkIndex]
-        guard let persistable = EngineValue.persistable(key, for: property) else {
-            fatalError("Invalid value '\(key)' of type '\(KeyType.self)' for '\(binding.schema.className).\(property.name)'"
-                       + " primary key (\(property.type))")
-        }
         let txn = core.currentTransaction
         var found: columnar_key = 0
-        let rc = (try? persistable._withValue(in: self) { value in
-            columnar_obj_find_primary_key(txn, binding.table, &value, &found)
-        }) ?? COLUMNAR_ENOTFOUND
+        let rc: Int32
+        if KeyType.self == Int.self, binding.primaryKeyIsInt {
+            // The common case without boxing the key as `Any` and casting it back.
+            var value = columnar_value()
+            value.type = COLUMNAR_TYPE_INT
+            value.as.i = Int64(unsafeBitCast(key, to: Int.self))
+            rc = columnar_obj_find_primary_key(txn, binding.table, &value, &found)
+        } else {
+            let property = binding.schema.properties[pkIndex]
+            guard let persistable = EngineValue.persistable(key, for: property) else {
+                fatalError("Invalid value '\(key)' of type '\(KeyType.self)' for "
+                           + "'\(binding.schema.className).\(property.name)' primary key (\(property.type))")
+            }
+            rc = (try? persistable._withValue(in: self) { value in
+                columnar_obj_find_primary_key(txn, binding.table, &value, &found)
+            }) ?? COLUMNAR_ENOTFOUND
+        }
         if rc == COLUMNAR_ENOTFOUND { return nil }
         Engine.mustSucceed(rc, "finding by primary key")
-        return core.materialize(type, key: found)
+        return core.materialize(type, binding: binding, key: found)
     }
 }
 

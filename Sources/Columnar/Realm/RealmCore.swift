@@ -15,6 +15,10 @@ final class ClassBinding {
     /// Per property (schema order); `COLUMNAR_NO_COLUMN` for linking objects, which have no column.
     let columns: [columnar_col_id]
     let primaryKeyIndex: Int?
+    /// Whether a property links to embedded objects (writing such a link may delete the object it held).
+    let hasEmbeddedLinks: Bool
+    /// Whether the primary key is a non-optional Int (lookups by an `Int` key then build the engine value directly).
+    let primaryKeyIsInt: Bool
 
     init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id]) {
         self.info = info
@@ -22,6 +26,10 @@ final class ClassBinding {
         self.table = table
         self.columns = columns
         self.primaryKeyIndex = schema.properties.firstIndex(where: \.isPrimary)
+        let properties = info.schema.properties
+        self.hasEmbeddedLinks = properties.contains { $0.storage.objectType is EmbeddedObject.Type }
+        let primaryKeyStorage = primaryKeyIndex.map { properties[$0].storage }
+        self.primaryKeyIsInt = primaryKeyStorage?.type == COLUMNAR_TYPE_INT && primaryKeyStorage?.nullable == false
     }
 }
 
@@ -324,11 +332,34 @@ final class RealmCore {
         if Value._isCollection, let collection = type as? ManagedCollectionProperty.Type {
             return collection.managed(in: self, location: location, column: column) as! Value
         }
+        return readValue(type, binding: location.binding, key: location.key, generation: location.generation,
+                         column: column)
+    }
+
+    /// Reads a column that does not hold a collection (`Value._isCollection` is false) of the object `key` of
+    /// `binding`'s table, bound at `generation`.
+    func readValue<Value: _Persistable>(_ type: Value.Type, binding: ClassBinding, key: columnar_key,
+                                        generation: UInt64, column: columnar_col_id) -> Value {
+        precondition(generation == self.generation, "Object has been deleted or invalidated.")
         var value = columnar_value()
-        let rc = columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &value)
-        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
-        Engine.mustSucceed(rc, "reading \(location.binding.schema.className)")
+        let rc = columnar_obj_get(currentTransaction, binding.table, key, column, &value)
+        if rc != COLUMNAR_OK { readFailed(rc, className: binding.schema.className) }
+        // The common scalar types directly: no protocol witness, no `Realm` value (a reference count on the core).
+        // The column's type matches the property's (checked when the class was bound), and these are not nullable.
+        if Value.self == Int.self { return unsafeBitCast(Int(value.as.i), to: Value.self) }
+        if Value.self == Double.self { return unsafeBitCast(value.as.d, to: Value.self) }
+        if Value.self == Bool.self { return unsafeBitCast(value.as.b, to: Value.self) }
+        if Value.self == String.self {
+            let bytes = UnsafeRawBufferPointer(start: value.as.bytes.data, count: value.as.bytes.size)
+            return unsafeBitCast(String(decoding: bytes, as: UTF8.self), to: Value.self)
+        }
         return Value._read(value, from: Realm(core: self))
+    }
+
+    @inline(never)
+    private func readFailed(_ rc: Int32, className: String) -> Never {
+        if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
+        fatalError("Columnar: reading \(className) failed: \(ColumnarError.fromLastError(rc))")
     }
 
     /// Reads a property type-erased (description, subscript(key:)).
@@ -346,6 +377,10 @@ final class RealmCore {
             noteLocalChange()
             return
         }
+        if var scalar = Self.scalarValue(value) {
+            return try writeScalar(&scalar, binding: location.binding, key: location.key,
+                                   generation: location.generation, column: column)
+        }
         if let pk = location.binding.primaryKeyIndex, location.binding.columns[pk] == column,
            try primaryKeyDiffers(value, location, column: column) {
             fatalError("Primary key can't be changed after an object is inserted.")
@@ -353,7 +388,7 @@ final class RealmCore {
         let txn = currentTransaction
         // Replacing the object of an embedded link deletes the object it held.
         var replacedEmbedded: [Any] = []
-        if let index = location.binding.columns.firstIndex(of: column),
+        if location.binding.hasEmbeddedLinks, let index = location.binding.columns.firstIndex(of: column),
            let target = location.binding.schema.properties[index].storage.objectType as? EmbeddedObject.Type {
             var current = columnar_value()
             try Engine.check(columnar_obj_get(txn, location.binding.table, location.key, column, &current))
@@ -374,6 +409,40 @@ final class RealmCore {
         deleteOrphans(replacedEmbedded)
     }
 
+    /// The engine value of an Int, Double or Bool, which `writeScalar` writes without a closure or a `Realm` value
+    /// (a reference count on the core); nil for every other type.
+    @inline(__always)
+    static func scalarValue<Value: _Persistable>(_ value: Value) -> columnar_value? {
+        var scalar = columnar_value()
+        if Value.self == Int.self {
+            scalar.type = COLUMNAR_TYPE_INT
+            scalar.as.i = Int64(unsafeBitCast(value, to: Int.self))
+        } else if Value.self == Double.self {
+            scalar.type = COLUMNAR_TYPE_DOUBLE
+            scalar.as.d = unsafeBitCast(value, to: Double.self)
+        } else if Value.self == Bool.self {
+            scalar.type = COLUMNAR_TYPE_BOOL
+            scalar.as.b = unsafeBitCast(value, to: Bool.self)
+        } else {
+            return nil
+        }
+        return scalar
+    }
+
+    /// Writes a `scalarValue` into a column of the object `key` of `binding`'s table, bound at `generation`.
+    func writeScalar(_ scalar: inout columnar_value, binding: ClassBinding, key: columnar_key, generation: UInt64,
+                     column: columnar_col_id) throws {
+        precondition(generation == self.generation, "Object has been deleted or invalidated.")
+        let txn = currentTransaction
+        if let pk = binding.primaryKeyIndex, binding.columns[pk] == column {
+            var current = columnar_value()
+            try Engine.check(columnar_obj_get(txn, binding.table, key, column, &current))
+            if !EngineValue.equal(scalar, current) { fatalError("Primary key can't be changed after an object is inserted.") }
+        }
+        try Engine.check(columnar_obj_set(txn, binding.table, key, column, &scalar))
+        noteLocalChange()
+    }
+
     private func primaryKeyDiffers<Value: _Persistable>(_ value: Value, _ location: ObjectLocation,
                                                         column: columnar_col_id) throws -> Bool {
         var current = columnar_value()
@@ -383,14 +452,16 @@ final class RealmCore {
 
     /// An accessor object for the row `key` of `type`'s table.
     func materialize<T: ObjectBase>(_ type: T.Type, key: columnar_key) -> T {
-        let binding = requireBinding(for: type)
+        materialize(type, binding: requireBinding(for: type), key: key)
+    }
+
+    /// An accessor object for the row `key` of the table of `binding`, which is `type`'s binding in this core
+    /// (callers that make many objects of one class look the binding up once).
+    func materialize<T: ObjectBase>(_ type: T.Type, binding: ClassBinding, key: columnar_key) -> T {
         let object: T
         if let order = binding.info.cellFreeOrder {
             // Without cells (Persisted.swift): the wrappers take their schema indexes, ObjectBase.init checks them.
-            let state = ThreadLocalState.current
-            state.cellFreeOrder = order
-            state.cellFreeCount = 0
-            state.cellFreeClass = ObjectIdentifier(type)
+            CellFreeConstruction.begin(order, of: type)
             object = type.init()
         } else {
             object = type.init()
@@ -425,25 +496,27 @@ final class RealmCore {
         var key: columnar_key = 0
         var existed = false
         if let pkIndex = binding.primaryKeyIndex {
-            let found = try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk -> columnar_key? in
+            // With `.error` the engine's own duplicate check decides (one index lookup instead of two).
+            let found = update == .error ? nil : try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
                 var existing: columnar_key = 0
                 let rc = columnar_obj_find_primary_key(txn, binding.table, &pk, &existing)
-                if rc == COLUMNAR_ENOTFOUND { return nil }
+                if rc == COLUMNAR_ENOTFOUND { return columnar_key?.none }
                 try Engine.check(rc)
                 return existing
             }
             if let found {
-                guard update != .error else {
+                key = found
+                existed = true
+            } else {
+                let rc = try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
+                    columnar_obj_create_with_primary_key(txn, binding.table, &pk, &key)
+                }
+                if rc == COLUMNAR_EEXISTS && update == .error {
                     let value = cells[pkIndex].unmanagedValue
                     fatalError("Attempting to create an object of type '\(binding.schema.className)' with an existing "
                                + "primary key value '\(value)'.")
                 }
-                key = found
-                existed = true
-            } else {
-                try cells[pkIndex].withUnmanagedEngineValue(in: self) { pk in
-                    try Engine.check(columnar_obj_create_with_primary_key(txn, binding.table, &pk, &key))
-                }
+                try Engine.check(rc)
             }
         } else {
             try Engine.check(columnar_obj_create(txn, binding.table, &key))

@@ -22,8 +22,9 @@ final class ClassInfo: @unchecked Sendable {
     /// declared attributes to type-erased paths (`readAny`, `object[key] = value`) for objects without cells.
     let prototypeCells: [PersistedCellBase]
     /// When accessor objects of the class can be made without cells: the schema index of each `@Persisted`
-    /// wrapper in the order construction initialises them (subclass properties before superclass ones).
-    let cellFreeOrder: [Int32]?
+    /// wrapper in the order construction initialises them (subclass properties before superclass ones). A buffer
+    /// the info owns, so that constructions reach it without reference counting (CellFreeConstruction).
+    let cellFreeOrder: UnsafeBufferPointer<Int32>?
     private let lock = NSLock()
     private var indexByKeyPath: [AnyKeyPath: Int] = [:]
 
@@ -31,8 +32,14 @@ final class ClassInfo: @unchecked Sendable {
         self.schema = schema
         self.cellsAreClaimable = cellsAreClaimable
         self.prototypeCells = prototypeCells
-        self.cellFreeOrder = cellFreeOrder
+        self.cellFreeOrder = cellFreeOrder.map { order in
+            let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: order.count)
+            _ = buffer.initialize(from: order)
+            return UnsafeBufferPointer(buffer)
+        }
     }
+
+    deinit { cellFreeOrder?.deallocate() }
 
     /// The property index of the wrapper reached through `keyPath` (whose cell is `cell` in `object`). Learned on
     /// the first access through each key path by finding the cell among the object's cells.
@@ -114,14 +121,13 @@ enum SchemaDiscovery {
         }
         // Construct one without cells, as RealmCore.materialize will: an initializer that reads or writes its
         // properties (it would find no values) rules the class out.
-        state.cellFreeOrder = order
-        state.cellFreeCount = 0
-        state.cellFreeClass = ObjectIdentifier(type)
         state.cellFreeObjectWasAccessed = false
-        _ = type.init()
-        let usable = state.cellFreeOrder == nil && !state.cellFreeObjectWasAccessed
-        state.cellFreeOrder = nil
-        state.cellFreeClass = nil
+        let usable = order.withUnsafeBufferPointer { buffer in
+            CellFreeConstruction.begin(buffer, of: type)
+            _ = type.init()
+            return !CellFreeConstruction.isActive && !state.cellFreeObjectWasAccessed
+        }
+        CellFreeConstruction.reset()
         state.cellFreeObjectWasAccessed = false
         return usable ? order : nil
     }
