@@ -160,10 +160,9 @@ enum DynamicValues {
     static func write(_ newValue: Any?, core: RealmCore, table: DynamicTable, key: columnar_key,
                       column: (id: columnar_col_id, info: columnar_column_info)) throws {
         let txn = core.currentTransaction
-        let name = column.info
         switch column.info.collection {
         case COLUMNAR_COLLECTION_NONE:
-            try withEngineValue(newValue, core: core, column: name) { value in
+            try withEngineValue(newValue, core: core, column: column.info) { value in
                 try Engine.check(columnar_obj_set(txn, table.id, key, column.id, &value))
             }
         case COLUMNAR_COLLECTION_DICT:
@@ -173,7 +172,7 @@ enum DynamicValues {
             }
             try Engine.check(columnar_coll_clear(txn, table.id, key, column.id))
             for (entryKey, entryValue) in entries {
-                try withEngineValue(entryValue, core: core, column: name) { value in
+                try withEngineValue(entryValue, core: core, column: column.info) { value in
                     try Array(entryKey.utf8).withUnsafeBytes { bytes in
                         try Engine.check(columnar_dict_set(txn, table.id, key, column.id, bytes.baseAddress,
                                                            bytes.count, &value))
@@ -187,7 +186,7 @@ enum DynamicValues {
             }
             try Engine.check(columnar_coll_clear(txn, table.id, key, column.id))
             for (index, element) in elements.enumerated() {
-                try withEngineValue(element, core: core, column: name) { value in
+                try withEngineValue(element, core: core, column: column.info) { value in
                     if column.info.collection == COLUMNAR_COLLECTION_LIST {
                         try Engine.check(columnar_list_insert(txn, table.id, key, column.id, UInt64(index), &value))
                     } else {
@@ -211,47 +210,7 @@ enum DynamicValues {
             null.is_null = true
             return try body(&null)
         }
-        func mismatch() -> ColumnarError {
-            ColumnarError(code: .wrongType, message: "a \(PropertyType(column.type)) property cannot hold "
-                              + "\(type(of: unwrapped)) '\(unwrapped)'")
-        }
-        let persistable: any _Persistable
-        switch column.type {
-        case COLUMNAR_TYPE_INT:
-            guard let integer = unwrapped as? any BinaryInteger, let wide = Int64(exactly: integer) else {
-                throw mismatch()
-            }
-            persistable = wide
-        case COLUMNAR_TYPE_BOOL:
-            guard let bool = unwrapped as? Bool else { throw mismatch() }
-            persistable = bool
-        case COLUMNAR_TYPE_FLOAT:
-            guard let float = (unwrapped as? Float) ?? (unwrapped as? Double).map(Float.init) else { throw mismatch() }
-            persistable = float
-        case COLUMNAR_TYPE_DOUBLE:
-            guard let double = (unwrapped as? Double) ?? (unwrapped as? Float).map(Double.init) else {
-                throw mismatch()
-            }
-            persistable = double
-        case COLUMNAR_TYPE_STRING:
-            guard let string = unwrapped as? String else { throw mismatch() }
-            persistable = string
-        case COLUMNAR_TYPE_BINARY:
-            guard let data = unwrapped as? Data else { throw mismatch() }
-            persistable = data
-        case COLUMNAR_TYPE_TIMESTAMP:
-            guard let date = unwrapped as? Date else { throw mismatch() }
-            persistable = date
-        case COLUMNAR_TYPE_OBJECTID:
-            guard let id = unwrapped as? ObjectId else { throw mismatch() }
-            persistable = id
-        case COLUMNAR_TYPE_UUID:
-            guard let uuid = unwrapped as? UUID else { throw mismatch() }
-            persistable = uuid
-        case COLUMNAR_TYPE_DECIMAL128:
-            guard let decimal = unwrapped as? Decimal128 else { throw mismatch() }
-            persistable = decimal
-        case COLUMNAR_TYPE_LINK:
+        if column.type == COLUMNAR_TYPE_LINK {
             guard let object = unwrapped as? DynamicObject, let key = object.dynamicKey,
                   object.dynamicTable?.id == column.target_table else {
                 throw ColumnarError(code: .wrongType, message: "a link takes a DynamicObject of the linked class "
@@ -261,8 +220,10 @@ enum DynamicValues {
             link.type = COLUMNAR_TYPE_LINK
             link.as.link = key
             return try body(&link)
-        default:
-            throw mismatch()
+        }
+        guard let persistable = EngineValue.persistable(unwrapped, type: column.type, nullable: column.nullable) else {
+            throw ColumnarError(code: .wrongType, message: "a \(PropertyType(column.type)) property cannot hold "
+                                    + "\(type(of: unwrapped)) '\(unwrapped)'")
         }
         try persistable._withValue(in: realm, body)
     }

@@ -44,17 +44,11 @@ public struct Realm: Equatable {
 
     /// Whether the Realm holds no objects at all.
     public var isEmpty: Bool {
-        let txn = core.currentTransaction
-        var tableCount: UInt32 = 0
-        Engine.mustSucceed(columnar_table_count(txn, &tableCount), "counting tables")
-        for table in 0..<tableCount {
-            var count: UInt64 = 0
-            var info = columnar_table_info()
-            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK,
-                  !SchemaVersionRecord.isMetadata(info) else { continue }
-            if columnar_obj_count(txn, table, &count) == COLUMNAR_OK, count > 0 { return false }
+        do {
+            return try SchemaVersionRecord.modelTables(core.currentTransaction).allSatisfy { $0.info.object_count == 0 }
+        } catch {
+            fatalError("Columnar: listing the tables failed: \(error)")
         }
-        return true
     }
 
     public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.core === rhs.core }

@@ -606,12 +606,7 @@ final class RealmCore {
     func deleteAll() throws {
         requireWriteTransaction()
         let txn = currentTransaction
-        var tableCount: UInt32 = 0
-        try Engine.check(columnar_table_count(txn, &tableCount))
-        for table in 0..<tableCount {
-            var info = columnar_table_info()
-            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK,
-                  !SchemaVersionRecord.isMetadata(info) else { continue }
+        for (table, _) in try SchemaVersionRecord.modelTables(txn) {
             for key in try keys(of: table) { try Engine.check(columnar_obj_delete(txn, table, key)) }
         }
         noteStructuralChange()

@@ -90,24 +90,15 @@ enum SchemaMigration {
                 core.cancelWrite()
                 return
             }
-            var count: UInt32 = 0
-            try Engine.check(columnar_table_count(txn, &count))
-            var tables: [columnar_table_id] = []
-            for table in 0..<count {
-                var info = columnar_table_info()
-                let rc = columnar_table_info_get(txn, table, &info)
-                if rc == COLUMNAR_ENOTFOUND { continue }
-                try Engine.check(rc)
-                tables.append(table)
-                // Links first: a table another table links to cannot be removed.
-                for column in 0..<info.column_count {
-                    var columnInfo = columnar_column_info()
-                    guard columnar_column_info_get(txn, table, column, &columnInfo) == COLUMNAR_OK,
-                          columnInfo.type == COLUMNAR_TYPE_LINK else { continue }
+            let tables = try Engine.tables(txn)
+            // Links first: a table another table links to cannot be removed.
+            for (table, info) in tables {
+                for (column, columnInfo) in try Engine.columns(txn, table: table, info)
+                where columnInfo.type == COLUMNAR_TYPE_LINK {
                     try Engine.check(columnar_column_remove(txn, table, column))
                 }
             }
-            for table in tables { try Engine.check(columnar_table_remove(txn, table)) }
+            for (table, _) in tables { try Engine.check(columnar_table_remove(txn, table)) }
             if core.configuration.schemaVersion != 0 {
                 try SchemaVersionRecord.write(core.configuration.schemaVersion, txn)
             }
@@ -127,14 +118,7 @@ enum SchemaMigration {
 
     /// Whether the file has any table besides the metadata table.
     static func hasModelTables(_ txn: OpaquePointer) throws -> Bool {
-        var count: UInt32 = 0
-        try Engine.check(columnar_table_count(txn, &count))
-        for table in 0..<count {
-            var info = columnar_table_info()
-            guard columnar_table_info_get(txn, table, &info) == COLUMNAR_OK else { continue }
-            if !SchemaVersionRecord.isMetadata(info) { return true }
-        }
-        return false
+        try !SchemaVersionRecord.modelTables(txn).isEmpty
     }
 }
 
@@ -156,22 +140,10 @@ final class SchemaMigrator {
         self.core = core
         self.oldVersion = oldVersion
         let txn = core.currentTransaction
-        var count: UInt32 = 0
-        try Engine.check(columnar_table_count(txn, &count))
-        for id in 0..<count {
-            var info = columnar_table_info()
-            let rc = columnar_table_info_get(txn, id, &info)
-            if rc == COLUMNAR_ENOTFOUND || SchemaVersionRecord.isMetadata(info) { continue }
-            try Engine.check(rc)
+        for (id, info) in try SchemaVersionRecord.modelTables(txn) {
             var columns: [String: (id: columnar_col_id, info: columnar_column_info)] = [:]
-            for column in 0..<info.column_count {
-                var columnInfo = columnar_column_info()
-                let rc = columnar_column_info_get(txn, id, column, &columnInfo)
-                if rc == COLUMNAR_ENOTFOUND { continue }
-                try Engine.check(rc)
-                columns[Self.name(columnInfo.name)] = (column, columnInfo)
-            }
-            let table = DynamicTable(id: id, className: Self.name(info.name), columns: columns,
+            for column in try Engine.columns(txn, table: id, info) { columns[Engine.name(column.info.name)] = column }
+            let table = DynamicTable(id: id, className: Engine.name(info.name), columns: columns,
                                      targetTable: { [unowned self] in self.oldTablesById[$0] })
             oldTables[table.className] = table
             oldTablesById[id] = table
@@ -414,7 +386,7 @@ final class SchemaMigrator {
             fatalError("Migration: cannot rename '\(typeName).\(oldName)' to '\(newName)': they have different "
                        + "types (\(PropertyType(oldColumn.info.type)) and \(PropertyType(newColumn.info.type)))")
         }
-        let newColumnName = Self.name(newColumn.info.name)
+        let newColumnName = Engine.name(newColumn.info.name)
         Engine.mustSucceed(columnar_column_remove(txn, new.id, newColumn.id), "renaming \(typeName).\(oldName)")
         Engine.mustSucceed(columnar_column_rename(txn, old.id, oldColumn.id, newColumnName),
                            "renaming \(typeName).\(oldName)")
@@ -450,9 +422,5 @@ final class SchemaMigrator {
     var newSchema: Schema {
         let schemas = newTypes.map { SchemaDiscovery.info(for: $0).schema }
         return Schema(objectSchema: schemas.sorted { $0.className < $1.className })
-    }
-
-    static func name<T>(_ tuple: T) -> String {
-        withUnsafeBytes(of: tuple) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 }

@@ -13,9 +13,9 @@ enum SchemaVersionRecord {
     /// The one object of the table.
     private static let key: columnar_key = 0
 
-    /// Whether a table is the metadata table (skipped by `isEmpty` and `deleteAll()`).
-    static func isMetadata(_ info: columnar_table_info) -> Bool {
-        withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) } == tableName
+    /// Every live table except the metadata table: the tables of model classes.
+    static func modelTables(_ txn: OpaquePointer) throws -> [(id: columnar_table_id, info: columnar_table_info)] {
+        try Engine.tables(txn).filter { Engine.name($0.info.name) != tableName }
     }
 
     /// The stored version, 0 when none is recorded. A metadata table of another shape is reported, not guessed at.

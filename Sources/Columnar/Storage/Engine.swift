@@ -24,6 +24,40 @@ enum Engine {
             fatalError("Columnar: \(what()) failed: \(ColumnarError.fromLastError(rc))", file: file, line: line)
         }
     }
+
+    /// A table or column name as the engine's info structs hold it (NUL-terminated bytes).
+    static func name<Bytes>(_ bytes: Bytes) -> String {
+        withUnsafeBytes(of: bytes) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// Every live table of the file (removed tables keep their id and are skipped), with its description.
+    static func tables(_ txn: OpaquePointer) throws -> [(id: columnar_table_id, info: columnar_table_info)] {
+        var count: UInt32 = 0
+        try check(columnar_table_count(txn, &count))
+        var tables: [(id: columnar_table_id, info: columnar_table_info)] = []
+        for id in 0..<count {
+            var info = columnar_table_info()
+            let rc = columnar_table_info_get(txn, id, &info)
+            if rc == COLUMNAR_ENOTFOUND { continue }
+            try check(rc)
+            tables.append((id, info))
+        }
+        return tables
+    }
+
+    /// Every live column of a table, with its description.
+    static func columns(_ txn: OpaquePointer, table: columnar_table_id, _ info: columnar_table_info) throws
+        -> [(id: columnar_col_id, info: columnar_column_info)] {
+        var columns: [(id: columnar_col_id, info: columnar_column_info)] = []
+        for id in 0..<info.column_count {
+            var column = columnar_column_info()
+            let rc = columnar_column_info_get(txn, table, id, &column)
+            if rc == COLUMNAR_ENOTFOUND { continue }
+            try check(rc)
+            columns.append((id, column))
+        }
+        return columns
+    }
 }
 
 /// An open database file (columnar_db), shared by every Realm instance for that file on every thread.

@@ -34,12 +34,18 @@ enum EngineValue {
     /// A value given as `Any` (a primary key, a dictionary entry) as the `_Persistable` the property stores, or nil
     /// when it cannot be one. Integers of any width are accepted for Int properties.
     static func persistable(_ value: Any, for property: Property) -> (any _Persistable)? {
+        persistable(value, type: property.storage.type, nullable: property.isOptional)
+    }
+
+    /// `value` as the `_Persistable` a column of `type` stores (links excepted), or nil when it cannot be one (an
+    /// integer that does not fit in 64 bits, a nil for a column that is not nullable, another type).
+    static func persistable(_ value: Any, type: columnar_type, nullable: Bool) -> (any _Persistable)? {
         if let optional = value as? OptionalProtocol, optional.isNone {
-            return property.isOptional ? NullValue(type: property.storage.type) : nil
+            return nullable ? NullValue(type: type) : nil
         }
-        switch property.storage.type {
+        switch type {
         case COLUMNAR_TYPE_INT:
-            if let integer = value as? any BinaryInteger { return Int64(integer) }
+            if let integer = value as? any BinaryInteger { return Int64(exactly: integer) }
             return nil
         case COLUMNAR_TYPE_BOOL: return value as? Bool
         case COLUMNAR_TYPE_FLOAT: return (value as? Float) ?? (value as? Double).map(Float.init)
