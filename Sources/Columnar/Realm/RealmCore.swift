@@ -434,10 +434,9 @@ final class RealmCore {
                      column: columnar_col_id) throws {
         precondition(generation == self.generation, "Object has been deleted or invalidated.")
         let txn = currentTransaction
-        if let pk = binding.primaryKeyIndex, binding.columns[pk] == column {
-            var current = columnar_value()
-            try Engine.check(columnar_obj_get(txn, binding.table, key, column, &current))
-            if !EngineValue.equal(scalar, current) { fatalError("Primary key can't be changed after an object is inserted.") }
+        if let pk = binding.primaryKeyIndex, binding.columns[pk] == column,
+           try primaryKeyDiffers(scalar, binding: binding, key: key, column: column) {
+            fatalError("Primary key can't be changed after an object is inserted.")
         }
         try Engine.check(columnar_obj_set(txn, binding.table, key, column, &scalar))
         noteLocalChange()
@@ -445,9 +444,17 @@ final class RealmCore {
 
     private func primaryKeyDiffers<Value: _Persistable>(_ value: Value, _ location: ObjectLocation,
                                                         column: columnar_col_id) throws -> Bool {
+        try value._withValue(in: Realm(core: self)) { candidate in
+            try primaryKeyDiffers(candidate, binding: location.binding, key: location.key, column: column)
+        }
+    }
+
+    /// Whether `candidate` differs from the primary key the object `key` holds in `column`.
+    private func primaryKeyDiffers(_ candidate: columnar_value, binding: ClassBinding, key: columnar_key,
+                                   column: columnar_col_id) throws -> Bool {
         var current = columnar_value()
-        try Engine.check(columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &current))
-        return try value._withValue(in: Realm(core: self)) { candidate in !EngineValue.equal(candidate, current) }
+        try Engine.check(columnar_obj_get(currentTransaction, binding.table, key, column, &current))
+        return !EngineValue.equal(candidate, current)
     }
 
     /// An accessor object for the row `key` of `type`'s table.
