@@ -92,7 +92,9 @@ static int write_table(cc_committer *c, uint32_t table, uint64_t *out_ref) {
     if (rc) return rc;
     bool any_index = false;
     for (uint32_t col = 0; col < ts->index_count; col++) {
-        if ((rc = cc_tree_write(e, &ts->indexes[col], cc_index_schema(), txn->db->cluster_size))) return rc;
+        const cc_table_schema *index_schema = col < schema->column_count ? cc_index_schema_of(&schema->columns[col])
+                                                                          : cc_index_schema();
+        if ((rc = cc_tree_write(e, &ts->indexes[col], index_schema, txn->db->cluster_size))) return rc;
         any_index = any_index || ts->indexes[col].ref;
     }
     uint64_t children[CF_TABLE_CHILDREN] = { 0, ts->root.ref, 0 };

@@ -188,7 +188,10 @@ enum { CF_TABLE_META_OBJECT_COUNT = 0, CF_TABLE_META_NEXT_KEY = 1, CF_TABLE_META
 
 /* Schema flags. */
 enum { CF_TABLE_FLAG_REMOVED = 1 };
-enum { CF_COL_FLAG_NULLABLE = 1, CF_COL_FLAG_INDEXED = 2, CF_COL_FLAG_BACKLINK = 4, CF_COL_FLAG_REMOVED = 8 };
+/* ORDERED: the column's search index files values under order-preserving keys (see index.c), so ranges and
+ * prefixes are key ranges; without it the keys are hashes. Only set together with INDEXED. */
+enum { CF_COL_FLAG_NULLABLE = 1, CF_COL_FLAG_INDEXED = 2, CF_COL_FLAG_BACKLINK = 4, CF_COL_FLAG_REMOVED = 8,
+       CF_COL_FLAG_ORDERED = 16, CF_COL_FLAGS_KNOWN = 31 };
 #define CF_NO_COLUMN 0xFFFFFFFFu
 
 #endif /* COLUMNAR_FORMAT_H */

@@ -1,7 +1,19 @@
 /*
- * index.c — search indexes. An index is a tree like a table's, keyed by a 64-bit hash of the value, whose rows
- * hold the first object key with that hash and a list of any further ones. Lookups hash the value, then check
- * each candidate's actual value, so hash collisions cost time, never correctness.
+ * index.c — search indexes. An index is a tree like a table's whose rows hold the first object key filed under an
+ * index key and a list of any further ones. Lookups compute the value's index key, then check each candidate's
+ * actual value, so values that share a key cost time, never correctness.
+ *
+ * Two kinds of index key (docs/FileFormat.md, "Search indexes"):
+ * - hash keys, a 64-bit hash of the value: ObjectId and UUID columns, and every index of a file written before
+ *   ordered indexes existed;
+ * - ordered keys (the column has CF_COL_FLAG_ORDERED): a key that never decreases as the value grows, so the
+ *   values in a range, or the strings with a prefix, are the entries of a key range, and the first and last
+ *   entries hold the extremes. Ints are their own key; bools 0 and 1; timestamps (seconds << 30 | nanoseconds)
+ *   within ±2^33 seconds of 1970 and saturated beyond; strings their first six bytes, big-endian, then 16 bits of
+ *   a hash of the whole string, which keeps equal prefixes apart for equality lookups (so within one six-byte
+ *   prefix keys follow the hash, not the value: ordered for prefixes, not for string extremes). Null is filed
+ *   under INT64_MIN. An ordered index's rows have a third column, how many further keys the row lists, so a
+ *   range is counted without opening its lists.
  */
 #include "object.h"
 
@@ -58,6 +70,47 @@ uint64_t cc_index_hash(uint8_t type, const void *cell, bool is_null) {
     }
 }
 
+static bool type_orderable(uint8_t type) {
+    return type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_BOOL || type == COLUMNAR_TYPE_TIMESTAMP ||
+           type == COLUMNAR_TYPE_STRING;
+}
+
+uint8_t cc_index_flags(uint8_t type) {
+    return (uint8_t)(CF_COL_FLAG_INDEXED | (type_orderable(type) ? CF_COL_FLAG_ORDERED : 0));
+}
+
+#define ORDERED_NULL_KEY INT64_MIN
+#define STRING_KEY_PREFIX_BYTES 6u
+/* Timestamps with |seconds| below this get exact keys (seconds << 30 | nanoseconds fits in 63 bits). */
+#define TIMESTAMP_KEY_SECONDS_LIMIT (INT64_C(1) << 33)
+
+/* The ordered key of the string prefix `data[0 ..< size]` (size <= 6) followed by zero bytes, with `low16` as its
+ * last 16 bits. Unsigned order of the big-endian bytes becomes signed order by flipping the top bit. */
+static int64_t string_prefix_key(const uint8_t *data, uint64_t size, uint16_t low16) {
+    uint64_t u = 0;
+    for (uint32_t i = 0; i < STRING_KEY_PREFIX_BYTES; i++) u = (u << 8) | (i < size ? data[i] : 0);
+    u = (u << 16) | low16;
+    return (int64_t)(u ^ (UINT64_C(1) << 63));
+}
+
+int64_t cc_index_key(const cc_column *column, const void *cell, bool is_null) {
+    if (!(column->flags & CF_COL_FLAG_ORDERED)) return (int64_t)cc_index_hash(column->type, cell, is_null);
+    if (is_null) return ORDERED_NULL_KEY;
+    switch (column->type) {
+    case COLUMNAR_TYPE_STRING: {
+        const cc_bytes *b = cell;
+        return string_prefix_key(b->data, b->size, (uint16_t)hash_bytes(b->data, b->size));
+    }
+    case COLUMNAR_TYPE_TIMESTAMP: {
+        const cc_ts *ts = cell;
+        if (ts->seconds <= -TIMESTAMP_KEY_SECONDS_LIMIT) return ORDERED_NULL_KEY + 1;
+        if (ts->seconds >= TIMESTAMP_KEY_SECONDS_LIMIT) return INT64_MAX;
+        return (int64_t)(((uint64_t)ts->seconds << 30) | (uint32_t)ts->nanoseconds);
+    }
+    default: { int64_t v; memcpy(&v, cell, 8); return v; }   /* INT, BOOL (0 or 1) */
+    }
+}
+
 static cc_elemtype more_keys_elem(void) {
     return (cc_elemtype){ COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_LIST, false };
 }
@@ -67,11 +120,13 @@ int cc_index_insert(columnar_txn *txn, uint32_t table, uint32_t column, const vo
     int rc = cc_table_state(txn, table, &ts);
     if (rc) return rc;
     const cc_column *col = &cc_table_schema_get(txn, table)->columns[column];
-    int64_t hash = (int64_t)cc_index_hash(col->type, cell, is_null);
+    int64_t index_key = cc_index_key(col, cell, is_null);
     cc_tnode *leaf;
     uint32_t row;
     bool found;
-    if ((rc = cc_tree_locate(txn, &ts->indexes[column], cc_index_schema(), hash, true, &leaf, &row, &found))) return rc;
+    if ((rc = cc_tree_locate(txn, &ts->indexes[column], cc_index_schema_of(col), index_key, true, &leaf, &row,
+                             &found)))
+        return rc;
     ts->dirty = true;
     if (!found) {
         memcpy(cc_mvec_cell(&leaf->columns[0], row), &key, 8);
@@ -82,6 +137,10 @@ int cc_index_insert(columnar_txn *txn, uint32_t table, uint32_t column, const vo
     cc_mvec *keys = &more->dirty->values;
     if ((rc = cc_mvec_insert_default(keys, keys->count, 1))) return rc;
     memcpy(cc_mvec_cell(keys, keys->count - 1), &key, 8);
+    if (col->flags & CF_COL_FLAG_ORDERED) {
+        int64_t more_count = keys->count;
+        memcpy(cc_mvec_cell(&leaf->columns[2], row), &more_count, 8);
+    }
     return 0;
 }
 
@@ -91,11 +150,13 @@ int cc_index_remove(columnar_txn *txn, uint32_t table, uint32_t column, const vo
     if (rc) return rc;
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     const cc_column *col = &schema->columns[column];
-    int64_t hash = (int64_t)cc_index_hash(col->type, cell, is_null);
+    int64_t index_key = cc_index_key(col, cell, is_null);
     cc_tnode *leaf;
     uint32_t row;
     bool found;
-    if ((rc = cc_tree_locate(txn, &ts->indexes[column], cc_index_schema(), hash, false, &leaf, &row, &found))) return rc;
+    if ((rc = cc_tree_locate(txn, &ts->indexes[column], cc_index_schema_of(col), index_key, false, &leaf, &row,
+                             &found)))
+        return rc;
     if (!found) goto missing;
     ts->dirty = true;
     cc_collcell *more = cc_mvec_cell(&leaf->columns[1], row);
@@ -110,19 +171,27 @@ int cc_index_remove(columnar_txn *txn, uint32_t table, uint32_t column, const vo
     }
     if ((rc = cc_coll_materialize(txn, more, more_keys_elem()))) return rc;
     cc_mvec *keys = &more->dirty->values;
+    bool removed = false;
     if (first == key) {
         /* Promote the last further key to first. */
         memcpy(cc_mvec_cell(&leaf->columns[0], row), cc_mvec_cell(keys, keys->count - 1), 8);
         keys->count--;
-        return 0;
+        removed = true;
     }
-    for (uint32_t i = keys->count; i-- > 0;) {
+    for (uint32_t i = keys->count; !removed && i-- > 0;) {
         int64_t k;
         memcpy(&k, cc_mvec_cell(keys, i), 8);
         if (k == key) {
             cc_mvec_remove(keys, i);
-            return 0;
+            removed = true;
         }
+    }
+    if (removed) {
+        if (col->flags & CF_COL_FLAG_ORDERED) {
+            int64_t remaining = keys->count;
+            memcpy(cc_mvec_cell(&leaf->columns[2], row), &remaining, 8);
+        }
+        return 0;
     }
 missing:
     return CC_CORRUPT(0, "the index of %s.%s has no entry for object %lld", schema->name, col->name, (long long)key);
@@ -153,11 +222,11 @@ int cc_index_find(columnar_txn *txn, uint32_t table, uint32_t column, const void
     int rc = cc_table_state(txn, table, &ts);
     if (rc) return rc;
     const cc_column *col = &cc_table_schema_get(txn, table)->columns[column];
-    int64_t hash = (int64_t)cc_index_hash(col->type, cell, is_null);
+    int64_t index_key = cc_index_key(col, cell, is_null);
     cc_rowpos pos;
     bool exists;
-    if ((rc = cc_tree_find(txn, &ts->indexes[column], hash, &pos, &exists)) || !exists) return rc;
-    const cc_table_schema *index_schema = cc_index_schema();
+    if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
+    const cc_table_schema *index_schema = cc_index_schema_of(col);
     int64_t first;
     bool null_flag;
     if ((rc = cc_row_get(txn, index_schema, &pos, 0, &first, &null_flag))) return rc;
@@ -232,7 +301,7 @@ int cc_index_drop(columnar_txn *txn, uint32_t table, uint32_t column) {
     int rc = cc_table_state(txn, table, &ts);
     if (rc) return rc;
     ts->dirty = true;
-    return cc_tree_release(txn, &ts->indexes[column], cc_index_schema());
+    return cc_tree_release(txn, &ts->indexes[column], cc_index_schema_of(&cc_table_schema_get(txn, table)->columns[column]));
 }
 
 static int compare_keys(const void *a, const void *b) {
@@ -264,13 +333,13 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
     }
     cc_tstate *ts;
     if ((rc = cc_table_state(txn, table, &ts))) return rc;
-    int64_t hash = (int64_t)cc_index_hash(col->type, cell, is_null);
+    int64_t index_key = cc_index_key(col, cell, is_null);
     cc_rowpos pos;
     bool exists;
-    if ((rc = cc_tree_find(txn, &ts->indexes[column], hash, &pos, &exists)) || !exists) return rc;
-    /* The entry lists every object whose value has this hash: the first key, then the further ones. Each is
-     * checked against its actual value, so objects whose different values share the hash are left out. */
-    const cc_table_schema *index_schema = cc_index_schema();
+    if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
+    /* The entry lists every object whose value has this key: the first key, then the further ones. Each is
+     * checked against its actual value, so objects whose different values share the key are left out. */
+    const cc_table_schema *index_schema = cc_index_schema_of(col);
     int64_t first;
     cc_collcell more;
     bool null_flag;
@@ -303,4 +372,409 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
 done:
     free(matches);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Ordered indexes: ranges, prefixes and extremes                                                               */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* A walk over the rows of an index tree whose index keys lie in [low, high], cluster by cluster. Each cluster is
+ * found by a descent from the root (cc_tree_seek_cluster), so a narrow range costs a few descents. */
+typedef struct index_walk {
+    const columnar_txn *txn;
+    const cc_child *root;
+    int64_t next;            /* the smallest index key not yet walked */
+    int64_t high;
+    bool done;
+    cc_cluster_pos cluster;  /* the current cluster, and its rows [from, to) inside the range */
+    uint32_t from, to;
+} index_walk;
+
+static uint32_t cluster_rows(const cc_cluster_pos *c) { return c->leaf ? c->leaf->count : c->keys.count; }
+
+static int64_t cluster_key(const cc_cluster_pos *c, uint32_t row) {
+    return c->leaf ? (int64_t)c->leaf->keys[row] : cc_node_int_at(&c->keys, row);
+}
+
+/* The first row of the cluster whose key is above `key` (or >= with `inclusive`). */
+static uint32_t cluster_bound(const cc_cluster_pos *c, int64_t key, bool inclusive) {
+    uint32_t low = 0, high = cluster_rows(c);
+    while (low < high) {
+        uint32_t mid = low + (high - low) / 2;
+        int64_t k = cluster_key(c, mid);
+        if (inclusive ? k < key : k <= key) low = mid + 1;
+        else high = mid;
+    }
+    return low;
+}
+
+/* Moves to the next cluster with rows in range; false when there is none. */
+static int index_walk_next(index_walk *w, bool *out_more) {
+    *out_more = false;
+    while (!w->done) {
+        if (w->next > w->high) {
+            w->done = true;
+            break;
+        }
+        int rc = cc_tree_seek_cluster(w->txn, w->root, w->next, &w->cluster);
+        if (rc) return rc;
+        if (!w->cluster.found) {
+            w->done = true;
+            break;
+        }
+        uint32_t rows = cluster_rows(&w->cluster);
+        int64_t last = cluster_key(&w->cluster, rows - 1);
+        w->from = cluster_bound(&w->cluster, w->next, true);
+        w->to = cluster_bound(&w->cluster, w->high, false);
+        if (last >= w->high || last == INT64_MAX) w->done = true;
+        else w->next = last + 1;
+        if (w->from < w->to) {
+            *out_more = true;
+            return 0;
+        }
+    }
+    return 0;
+}
+
+static cc_rowpos walk_pos(const index_walk *w, uint32_t row) {
+    return (cc_rowpos){ w->cluster.leaf, w->cluster.leaf ? 0 : w->cluster.cluster_ref, row };
+}
+
+/* Adds the count column of rows [from, to) of the current cluster to *sum. */
+static int add_more_counts(const index_walk *w, uint64_t *sum) {
+    const cc_cluster_pos *c = &w->cluster;
+    if (c->leaf) {
+        if (c->leaf->column_count < 3) return 0;
+        for (uint32_t row = w->from; row < w->to; row++) {
+            int64_t n;
+            memcpy(&n, cc_mvec_cell(&c->leaf->columns[2], row), 8);
+            *sum += (uint64_t)n;
+        }
+        return 0;
+    }
+    cc_node cluster;
+    int rc = cc_node_read(w->txn, c->cluster_ref, CF_ROLE_CLUSTER, &cluster);
+    if (rc) return rc;
+    uint64_t leaf_ref = cluster.count > 3 ? cc_node_ref_at(&cluster, 3) : 0;
+    if (!leaf_ref) return 0;   /* no leaf: every row lists no further key */
+    cc_leaf leaf;
+    if ((rc = cc_leaf_open(w->txn, leaf_ref, COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, &leaf))) return rc;
+    if (leaf.count < w->to)
+        return CC_CORRUPT(leaf_ref, "an index column leaf at %llu has %u values, fewer than its cluster's rows",
+                          (unsigned long long)leaf_ref, leaf.count);
+    bool packed = leaf.values.encoding == COLUMNAR_ENCODING_PACKED_INT && !leaf.nulls.ref;
+    for (uint32_t row = w->from; row < w->to; row++) {
+        int64_t n;
+        bool is_null = false;
+        if (packed) n = cc_node_int_at(&leaf.values, row);
+        else if ((rc = cc_leaf_get(&leaf, row, &n, &is_null))) return rc;
+        if (n < 0 || is_null)
+            return CC_CORRUPT(leaf_ref, "an ordered index row at %llu counts %lld further objects",
+                              (unsigned long long)c->cluster_ref, (long long)n);
+        *sum += (uint64_t)n;
+    }
+    return 0;
+}
+
+/* Calls `visit` with every object key filed in row `row` of the walk's current cluster. */
+typedef int (*index_key_visitor)(void *context, int64_t object_key);
+static int visit_row_keys(const index_walk *w, uint32_t row, index_key_visitor visit, void *context) {
+    const cc_table_schema *index_schema = cc_ordered_index_schema();
+    cc_rowpos pos = walk_pos(w, row);
+    int64_t first;
+    cc_collcell more;
+    bool null_flag;
+    uint64_t more_count;
+    int rc;
+    if ((rc = cc_row_get(w->txn, index_schema, &pos, 0, &first, &null_flag)) ||
+        (rc = cc_row_get(w->txn, index_schema, &pos, 1, &more, &null_flag)) ||
+        (rc = cc_collcell_count(w->txn, &more, more_keys_elem(), &more_count)) || (rc = visit(context, first)))
+        return rc;
+    for (uint64_t i = 0; i < more_count; i++) {
+        int64_t key;
+        if ((rc = cc_collcell_get(w->txn, &more, more_keys_elem(), false, i, &key, &null_flag)) ||
+            (rc = visit(context, key)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The column's value for object `key`. */
+static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, void *cell, bool *is_null) {
+    cc_tstate *ts;
+    cc_rowpos pos;
+    int rc = cc_obj_find(txn, table, key, &ts, &pos);
+    if (rc == COLUMNAR_ENOTFOUND)
+        return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table, (long long)key);
+    if (rc) return rc;
+    return cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
+}
+
+/* What a range query works on: the column checked to have an ordered index, its tree, and the key range. */
+typedef struct ordered_query {
+    columnar_txn *txn;
+    uint32_t table;
+    uint32_t column;
+    const cc_column *col;
+    const cc_child *root;
+} ordered_query;
+
+static int ordered_query_open(columnar_txn *txn, columnar_table_id table, columnar_col_id column, uint8_t type_a,
+                              uint8_t type_b, const char *what, ordered_query *out) {
+    int rc = cc_txn_check(txn);
+    if (rc) return rc;
+    const cc_column *col;
+    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (col->collection != COLUMNAR_COLLECTION_NONE || !(col->flags & CF_COL_FLAG_ORDERED))
+        return CC_MISUSE("%s.%s has no ordered search index (%s needs one)", schema->name, col->name, what);
+    if (col->type != type_a && col->type != type_b)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds values of type %u; %s takes another type", schema->name,
+                        col->name, col->type, what);
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    *out = (ordered_query){ txn, table, column, col, &ts->indexes[column] };
+    return 0;
+}
+
+/* The index-key range of an int range; false when it is empty. Nulls share INT64_MIN with the value INT64_MIN,
+ * so a range reaching it has that row's objects checked one by one (*check_lowest). */
+static bool int_key_range(const columnar_index_range *range, int64_t *low, int64_t *high) {
+    *low = INT64_MIN;
+    *high = INT64_MAX;
+    if (range->has_lower) {
+        int64_t v = range->lower.as.i;
+        if (!range->lower_inclusive) {
+            if (v == INT64_MAX) return false;
+            v++;
+        }
+        *low = v;
+    }
+    if (range->has_upper) {
+        int64_t v = range->upper.as.i;
+        if (!range->upper_inclusive) {
+            if (v == INT64_MIN) return false;
+            v--;
+        }
+        *high = v;
+    }
+    return *low <= *high;
+}
+
+static int check_range(const ordered_query *q, const columnar_index_range *range) {
+    if (!range) return CC_MISUSE("an index range query needs a range");
+    const columnar_value *bounds[2] = { range->has_lower ? &range->lower : NULL, range->has_upper ? &range->upper : NULL };
+    for (int i = 0; i < 2; i++) {
+        if (!bounds[i]) continue;
+        if (bounds[i]->is_null) return CC_MISUSE("an index range's bounds are values, not null");
+        if ((uint8_t)bounds[i]->type != COLUMNAR_TYPE_INT)
+            return cc_error(COLUMNAR_ETYPE, 0, "", "an index range over %s takes int bounds, not type %u",
+                            q->col->name, (unsigned)bounds[i]->type);
+    }
+    return 0;
+}
+
+typedef struct key_sink {
+    ordered_query *q;
+    bool check_null;        /* the row may list objects holding null: leave those out */
+    const cc_bytes *prefix; /* when set, every object is checked to start with it */
+    columnar_key *out;
+    size_t capacity;
+    size_t count;
+    bool counting_only;
+} key_sink;
+
+static int sink_key(void *context, int64_t key) {
+    key_sink *s = context;
+    if (s->check_null || s->prefix) {
+        uint8_t cell[16];
+        bool is_null;
+        int rc = object_value(s->q->txn, s->q->table, s->q->column, key, cell, &is_null);
+        if (rc) return rc;
+        if (is_null) return 0;
+        if (s->prefix) {
+            const cc_bytes *value = (const cc_bytes *)cell;
+            if (value->size < s->prefix->size ||
+                (s->prefix->size && memcmp(value->data, s->prefix->data, s->prefix->size) != 0))
+                return 0;
+        }
+    }
+    if (!s->counting_only && s->count < s->capacity) s->out[s->count] = key;
+    s->count++;
+    return 0;
+}
+
+/* Walks the rows of index keys [low, high]: counts (out == NULL) or lists the objects. With `prefix`, each
+ * object is checked to start with it (the key range only narrows the search). */
+static int walk_range(ordered_query *q, int64_t low, int64_t high, const cc_bytes *prefix, columnar_key *out,
+                      size_t capacity, uint64_t *out_count) {
+    index_walk w = { q->txn, q->root, low, high, false, { 0 }, 0, 0 };
+    bool nullable = (q->col->flags & CF_COL_FLAG_NULLABLE) != 0;
+    key_sink sink = { q, false, prefix, out, capacity, 0, out == NULL };
+    uint64_t total = 0;
+    bool more;
+    int rc;
+    while (!(rc = index_walk_next(&w, &more)) && more) {
+        uint32_t from = w.from;
+        /* The row under INT64_MIN may hold nulls: its objects are checked one by one. */
+        if (nullable && cluster_key(&w.cluster, from) == ORDERED_NULL_KEY) {
+            sink.check_null = true;
+            if ((rc = visit_row_keys(&w, from, sink_key, &sink))) return rc;
+            sink.check_null = false;
+            w.from = ++from;
+        }
+        if (out == NULL && !prefix) {
+            total += w.to - w.from;
+            if ((rc = add_more_counts(&w, &total))) return rc;
+        } else {
+            for (uint32_t row = w.from; row < w.to; row++)
+                if ((rc = visit_row_keys(&w, row, sink_key, &sink))) return rc;
+        }
+    }
+    if (rc) return rc;
+    *out_count = total + sink.count;
+    return 0;
+}
+
+static int compare_object_keys(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+int columnar_index_count_range(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                               const columnar_index_range *range, uint64_t *out_count) {
+    if (!out_count) return CC_MISUSE("columnar_index_count_range needs somewhere to put the count");
+    *out_count = 0;
+    ordered_query q;
+    int rc = ordered_query_open(txn, table, column, COLUMNAR_TYPE_INT, COLUMNAR_TYPE_INT, "an int range", &q);
+    if (rc || (rc = check_range(&q, range))) return rc;
+    int64_t low, high;
+    if (!int_key_range(range, &low, &high)) return 0;
+    return walk_range(&q, low, high, NULL, NULL, 0, out_count);
+}
+
+int columnar_index_keys_in_range(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                 const columnar_index_range *range, columnar_key *out_keys, size_t capacity,
+                                 size_t *out_count) {
+    if (!out_count || (capacity && !out_keys))
+        return CC_MISUSE("columnar_index_keys_in_range needs a count and room for `capacity` keys");
+    *out_count = 0;
+    ordered_query q;
+    int rc = ordered_query_open(txn, table, column, COLUMNAR_TYPE_INT, COLUMNAR_TYPE_INT, "an int range", &q);
+    if (rc || (rc = check_range(&q, range))) return rc;
+    int64_t low, high;
+    if (!int_key_range(range, &low, &high)) return 0;
+    uint64_t count;
+    if ((rc = walk_range(&q, low, high, NULL, out_keys ? out_keys : (columnar_key[1]){ 0 }, capacity, &count)))
+        return rc;
+    *out_count = (size_t)count;
+    /* Object keys come in value order; callers get them ascending, like columnar_index_find_all. */
+    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_object_keys);
+    return 0;
+}
+
+/* The index-key range of the strings starting with `prefix`. Exact (every object in it starts with the prefix)
+ * when the prefix fits in the key's six bytes and has no zero byte, which padding would confuse with a shorter
+ * string; otherwise *exact is false and each object is checked. */
+static void prefix_key_range(const cc_bytes *prefix, int64_t *low, int64_t *high, bool *exact) {
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t i = 0; i < STRING_KEY_PREFIX_BYTES; i++) {
+        bool inside = i < prefix->size;
+        lo = (lo << 8) | (inside ? prefix->data[i] : 0x00);
+        hi = (hi << 8) | (inside ? prefix->data[i] : 0xFF);
+    }
+    *low = (int64_t)(((lo << 16) | 0x0000) ^ (UINT64_C(1) << 63));
+    *high = (int64_t)(((hi << 16) | 0xFFFF) ^ (UINT64_C(1) << 63));
+    *exact = prefix->size <= STRING_KEY_PREFIX_BYTES && !memchr(prefix->data, 0, prefix->size);
+}
+
+static int prefix_query(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const void *prefix,
+                        size_t size, columnar_key *out_keys, size_t capacity, uint64_t *out_count) {
+    if (size && !prefix) return CC_MISUSE("a prefix query needs the prefix's bytes");
+    ordered_query q;
+    int rc = ordered_query_open(txn, table, column, COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_STRING, "a string prefix",
+                                &q);
+    if (rc) return rc;
+    cc_bytes bytes = { (const uint8_t *)prefix, size };
+    int64_t low, high;
+    bool exact;
+    prefix_key_range(&bytes, &low, &high, &exact);
+    return walk_range(&q, low, high, exact ? NULL : &bytes, out_keys, capacity, out_count);
+}
+
+int columnar_index_count_prefix(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                const void *prefix, size_t size, uint64_t *out_count) {
+    if (!out_count) return CC_MISUSE("columnar_index_count_prefix needs somewhere to put the count");
+    *out_count = 0;
+    return prefix_query(txn, table, column, prefix, size, NULL, 0, out_count);
+}
+
+int columnar_index_keys_with_prefix(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                    const void *prefix, size_t size, columnar_key *out_keys, size_t capacity,
+                                    size_t *out_count) {
+    if (!out_count || (capacity && !out_keys))
+        return CC_MISUSE("columnar_index_keys_with_prefix needs a count and room for `capacity` keys");
+    *out_count = 0;
+    uint64_t count;
+    int rc = prefix_query(txn, table, column, prefix, size, out_keys ? out_keys : (columnar_key[1]){ 0 }, capacity,
+                          &count);
+    if (rc) return rc;
+    *out_count = (size_t)count;
+    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_object_keys);
+    return 0;
+}
+
+/* The smallest (or largest) non-null value among the objects filed in one index row. */
+typedef struct extreme_sink {
+    ordered_query *q;
+    bool maximum;
+    bool found;
+    uint8_t best[16];
+} extreme_sink;
+
+static int sink_extreme(void *context, int64_t key) {
+    extreme_sink *s = context;
+    uint8_t cell[16];
+    bool is_null;
+    int rc = object_value(s->q->txn, s->q->table, s->q->column, key, cell, &is_null);
+    if (rc || is_null) return rc;
+    int order = s->found ? cc_cell_compare(s->q->col->type, cell, false, s->best, false) : 0;
+    if (!s->found || (s->maximum ? order > 0 : order < 0)) memcpy(s->best, cell, sizeof cell);
+    s->found = true;
+    return 0;
+}
+
+int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_col_id column, bool maximum,
+                           columnar_value *out_value, bool *out_found) {
+    if (!out_value || !out_found) return CC_MISUSE("columnar_index_extreme needs a value and a found flag");
+    *out_found = false;
+    memset(out_value, 0, sizeof *out_value);
+    out_value->is_null = true;
+    ordered_query q;
+    int rc = ordered_query_open(txn, table, column, COLUMNAR_TYPE_INT, COLUMNAR_TYPE_TIMESTAMP, "an extreme", &q);
+    if (rc) return rc;
+    /* Keys never decrease as values grow, so the extreme is among the objects of the first (last) row that holds
+     * a non-null value. Only the row under INT64_MIN can hold nulls; if the last row is that one, it is the only
+     * row. */
+    extreme_sink sink = { &q, maximum, false, { 0 } };
+    index_walk w = { q.txn, q.root, INT64_MIN, INT64_MAX, false, { 0 }, 0, 0 };
+    if (maximum) {
+        if ((rc = cc_tree_seek_last_cluster(q.txn, q.root, &w.cluster))) return rc;
+        if (w.cluster.found) {
+            w.from = cluster_rows(&w.cluster) - 1;
+            w.to = w.from + 1;
+            if ((rc = visit_row_keys(&w, w.from, sink_extreme, &sink))) return rc;
+        }
+    } else {
+        bool more;
+        while (!sink.found && !(rc = index_walk_next(&w, &more)) && more)
+            for (uint32_t row = w.from; row < w.to && !sink.found; row++)
+                if ((rc = visit_row_keys(&w, row, sink_extreme, &sink))) return rc;
+        if (rc) return rc;
+    }
+    if (sink.found) {
+        cc_value_from_cell(q.col->type, sink.best, false, out_value);
+        *out_found = true;
+    }
+    return 0;
 }

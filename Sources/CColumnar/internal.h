@@ -80,8 +80,13 @@ void cc_schema_release(cc_schema *schema);
 /* Whether the column is a user-visible live column (not removed, not a hidden backlink column). */
 bool cc_column_is_visible(const cc_column *column);
 bool cc_column_is_live(const cc_column *column);
-/* Schema of a search index tree: [0] INT first key, [1] LIST<INT> more keys. */
+/* Schema of a hash-keyed search index tree: [0] INT first key, [1] LIST<INT> more keys. */
 const cc_table_schema *cc_index_schema(void);
+/* Schema of an ordered search index tree: the same two columns and [2] INT, how many keys [1] holds (so a range
+ * is counted without opening its lists). */
+const cc_table_schema *cc_ordered_index_schema(void);
+/* The schema of the index tree of `column` (ordered or hash-keyed). */
+const cc_table_schema *cc_index_schema_of(const cc_column *column);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Mutable column vectors                                                                                       */

@@ -23,6 +23,10 @@ void cc_txn_forget_cache(columnar_txn *txn);
 
 /* Search index of (table, column). */
 uint64_t cc_index_hash(uint8_t type, const void *cell, bool is_null);
+/* The key under which the index of `column` files a value: order-preserving for ordered indexes, else the hash. */
+int64_t cc_index_key(const cc_column *column, const void *cell, bool is_null);
+/* The schema flags a newly indexed column of `type` gets: INDEXED, plus ORDERED where the type has ordered keys. */
+uint8_t cc_index_flags(uint8_t type);
 int cc_index_insert(columnar_txn *txn, uint32_t table, uint32_t column, const void *cell, bool is_null, int64_t key);
 int cc_index_remove(columnar_txn *txn, uint32_t table, uint32_t column, const void *cell, bool is_null, int64_t key);
 /* First object whose column equals the value, through the index. */

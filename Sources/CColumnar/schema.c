@@ -24,6 +24,20 @@ const cc_table_schema *cc_index_schema(void) {
     return &schema;
 }
 
+const cc_table_schema *cc_ordered_index_schema(void) {
+    static cc_column columns[3] = {
+        { "first_key", COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, 0, 0, 0, 0 },
+        { "more_keys", COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_LIST, 0, 0, 0, 0 },
+        { "more_count", COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, 0, 0, 0, 0 },
+    };
+    static cc_table_schema schema = { "ordered index", 0, CF_NO_COLUMN, 3, columns };
+    return &schema;
+}
+
+const cc_table_schema *cc_index_schema_of(const cc_column *column) {
+    return (column->flags & CF_COL_FLAG_ORDERED) ? cc_ordered_index_schema() : cc_index_schema();
+}
+
 cc_schema *cc_schema_empty(void) {
     cc_schema *schema = calloc(1, sizeof *schema);
     if (schema) atomic_store(&schema->refcount, 1);
@@ -128,7 +142,8 @@ int cc_schema_decode(const uint8_t *bytes, uint64_t size, uint64_t ref, cc_schem
                 (rc = take(&c, &col->origin_column, 4)))
                 goto fail;
             if (col->type < COLUMNAR_TYPE_INT || col->type > COLUMNAR_TYPE_LINK ||
-                col->collection > COLUMNAR_COLLECTION_DICT || col->flags > 15) {
+                col->collection > COLUMNAR_COLLECTION_DICT || col->flags > CF_COL_FLAGS_KNOWN ||
+                ((col->flags & CF_COL_FLAG_ORDERED) && !(col->flags & CF_COL_FLAG_INDEXED))) {
                 rc = CC_CORRUPT(ref, "schema at %llu: column %s.%s has type %u, collection %u, flags %u",
                                 (unsigned long long)ref, table->name, col->name, col->type, col->collection, col->flags);
                 goto fail;

@@ -139,7 +139,10 @@ int columnar_table_remove(columnar_txn *txn, columnar_table_id table) {
     }
     if ((rc = cc_tree_release(txn, &ts->root, mutable_schema))) goto fail;
     for (uint32_t c = 0; c < ts->index_count; c++)
-        if ((rc = cc_tree_release(txn, &ts->indexes[c], cc_index_schema()))) goto fail;
+        if ((rc = cc_tree_release(txn, &ts->indexes[c],
+                                  c < mutable_schema->column_count ? cc_index_schema_of(&mutable_schema->columns[c])
+                                                                   : cc_index_schema())))
+            goto fail;
     ts->dirty = true;
     ts->object_count = 0;
     mutable_schema->flags |= CF_TABLE_FLAG_REMOVED;
@@ -176,6 +179,7 @@ int columnar_column_info_get(columnar_txn *txn, columnar_table_id table, columna
     out->collection = (columnar_collection_kind)col->collection;
     out->nullable = (col->flags & CF_COL_FLAG_NULLABLE) != 0;
     out->indexed = (col->flags & CF_COL_FLAG_INDEXED) != 0;
+    out->ordered_index = (col->flags & CF_COL_FLAG_ORDERED) != 0;
     out->is_primary_key = cc_table_schema_get(txn, table)->primary_key == column;
     out->target_table = col->target_table;
     return 0;
@@ -220,7 +224,7 @@ int columnar_column_add(columnar_txn *txn, columnar_table_id table, const column
     column.type = (uint8_t)spec->type;
     column.collection = (uint8_t)spec->collection;
     bool nullable = spec->nullable || (spec->type == COLUMNAR_TYPE_LINK && spec->collection == COLUMNAR_COLLECTION_NONE);
-    column.flags = (uint8_t)((nullable ? CF_COL_FLAG_NULLABLE : 0) | (spec->indexed ? CF_COL_FLAG_INDEXED : 0));
+    column.flags = (uint8_t)((nullable ? CF_COL_FLAG_NULLABLE : 0) | (spec->indexed ? cc_index_flags(column.type) : 0));
     column.target_table = spec->type == COLUMNAR_TYPE_LINK ? spec->target_table : 0;
     uint32_t id;
     if ((rc = append_column(txn, table, &column, &id))) goto fail;
@@ -271,7 +275,8 @@ int columnar_column_remove(columnar_txn *txn, columnar_table_id table, columnar_
     if (mutable_col->type == COLUMNAR_TYPE_LINK && (rc = drop_backlink_of(txn, table, column))) goto fail;
     if ((mutable_col->flags & CF_COL_FLAG_INDEXED) && (rc = cc_index_drop(txn, table, column))) goto fail;
     if ((rc = cc_column_drop_data(txn, table, column))) goto fail;
-    mutable_col->flags = (uint8_t)((mutable_col->flags & ~CF_COL_FLAG_INDEXED) | CF_COL_FLAG_REMOVED);
+    mutable_col->flags = (uint8_t)((mutable_col->flags & ~(CF_COL_FLAG_INDEXED | CF_COL_FLAG_ORDERED)) |
+                                   CF_COL_FLAG_REMOVED);
     return 0;
 fail:
     txn->poisoned = true;
@@ -294,11 +299,12 @@ int columnar_column_set_indexed(columnar_txn *txn, columnar_table_id table, colu
     if ((rc = begin_change(txn))) return rc;
     cc_column *mutable_col = &txn->schema->tables[table].columns[column];
     if (indexed) {
-        mutable_col->flags |= CF_COL_FLAG_INDEXED;
+        mutable_col->flags |= cc_index_flags(mutable_col->type);
         rc = cc_index_build(txn, table, column);
     } else {
-        mutable_col->flags &= (uint8_t)~CF_COL_FLAG_INDEXED;
+        /* The tree is released with the schema it was built with, so the flags change after the drop. */
         rc = cc_index_drop(txn, table, column);
+        mutable_col->flags &= (uint8_t)~(CF_COL_FLAG_INDEXED | CF_COL_FLAG_ORDERED);
     }
     if (rc) txn->poisoned = true;
     return rc;

@@ -688,3 +688,47 @@ int cc_tree_seek_cluster(const columnar_txn *txn, const cc_child *root, int64_t 
     memset(out, 0, sizeof *out);
     return seek_child(txn, root, key, out, 0);
 }
+
+static int seek_last(const columnar_txn *txn, const cc_child *child, cc_cluster_pos *out, uint32_t depth) {
+    if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(child->ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
+    int rc;
+    if (child->node) {
+        cc_tnode *n = child->node;
+        if (n->is_leaf) {
+            if (n->count) {
+                out->found = true;
+                out->leaf = n;
+            }
+            return 0;
+        }
+        /* A private leaf may have lost all its rows in this transaction: the last cluster is the last non-empty. */
+        for (uint32_t i = n->count; i-- > 0;) {
+            if ((rc = seek_last(txn, &n->children[i], out, depth + 1))) return rc;
+            if (out->found) return 0;
+        }
+        return 0;
+    }
+    if (!child->ref) return 0;
+    cc_node node, keys;
+    if ((rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
+    if (node.role == CF_ROLE_CLUSTER) {
+        if (keys.count) {
+            out->found = true;
+            out->keys = keys;
+            out->cluster_ref = node.ref;
+        }
+        return 0;
+    }
+    for (uint64_t i = keys.count; i-- > 0;) {
+        cc_child next = { cc_node_ref_at(&node, (uint32_t)i + 1), NULL };
+        if (!next.ref) return CC_CORRUPT(node.ref, "inner node at %llu has a null child", (unsigned long long)node.ref);
+        if ((rc = seek_last(txn, &next, out, depth + 1))) return rc;
+        if (out->found) return 0;
+    }
+    return 0;
+}
+
+int cc_tree_seek_last_cluster(const columnar_txn *txn, const cc_child *root, cc_cluster_pos *out) {
+    memset(out, 0, sizeof *out);
+    return seek_last(txn, root, out, 0);
+}

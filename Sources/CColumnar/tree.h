@@ -1,5 +1,5 @@
 /*
- * tree.h — the B+trees that hold tables (keyed by object key) and search indexes (keyed by value hash).
+ * tree.h — the B+trees that hold tables (keyed by object key) and search indexes (keyed by an ordered value key or a hash).
  * Leaves are clusters: a keys array plus one column leaf per column. See format.h for the node layout.
  *
  * Read path: descend committed nodes in the mapping. Write path: copy the nodes on the way to a leaf into
@@ -59,6 +59,8 @@ typedef struct cc_cluster_pos {
     uint64_t cluster_ref;
 } cc_cluster_pos;
 int cc_tree_seek_cluster(const columnar_txn *txn, const cc_child *root, int64_t key, cc_cluster_pos *out);
+/* The cluster holding the tree's largest key (out->found false when the tree is empty). */
+int cc_tree_seek_last_cluster(const columnar_txn *txn, const cc_child *root, cc_cluster_pos *out);
 
 void cc_column_vec_init(cc_mvec *vec, const cc_column *column);
 

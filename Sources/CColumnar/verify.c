@@ -697,6 +697,7 @@ typedef struct tree_walk {
     vvec *index_values;              /* table trees: per column, ventry of indexed columns (count 0 otherwise) */
     const bool *index_wanted;        /* table trees: per column, whether to fill index_values */
     vvec *index_entries;             /* index trees: ventry of every entry */
+    vvec *index_counts;              /* ordered index trees: per row, ventry { row key, its count column, cluster } */
 } tree_walk;
 
 /* Whether `column` of table `target` is a live backlink column whose origin is a live link column to `target`. */
@@ -728,6 +729,7 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
     bool index = trusted && !tw->is_index && tw->index_wanted[column];
     bool single_link = trusted && !cells && col->type == COLUMNAR_TYPE_LINK && !tw->is_index;
     bool index_first_keys = trusted && tw->is_index && column == 0;
+    bool index_counts = trusted && tw->is_index && column == 2 && tw->index_counts;
     elem_walk ew = { .type = col->type, .nullable = nullable, .cluster_ref = cluster->ref };
     if (cells && trusted) {
         if (tw->is_index) {
@@ -746,7 +748,7 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
             ew.column = column;
         }
     }
-    if (!index && !single_link && !index_first_keys && !(cells && leaf_ref)) return;
+    if (!index && !single_link && !index_first_keys && !index_counts && !(cells && leaf_ref)) return;
     for (uint32_t row = 0; row < keys->count && !v->error; row++) {
         int64_t key = cc_node_int_at(keys, row);
         vcell cell;
@@ -764,7 +766,7 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
         if (index) {
             ventry *entry = vvec_push(v, &tw->index_values[column], sizeof *entry);
             if (!entry) return;
-            entry->hash = (int64_t)cc_index_hash(col->type, &cell, is_null);
+            entry->hash = cc_index_key(col, &cell, is_null);
             entry->key = key;
             entry->ref = cluster->ref;
         }
@@ -775,6 +777,11 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
         }
         if (index_first_keys) {
             ventry *entry = vvec_push(v, tw->index_entries, sizeof *entry);
+            if (!entry) return;
+            *entry = (ventry){ key, cell.i, cluster->ref };
+        }
+        if (index_counts) {
+            ventry *entry = vvec_push(v, tw->index_counts, sizeof *entry);
             if (!entry) return;
             *entry = (ventry){ key, cell.i, cluster->ref };
         }
@@ -819,7 +826,7 @@ static void walk_cluster(verifier *v, tree_walk *tw, const cc_node *cluster, int
             tw->keys_sorted = false;
             if (!tw->order_reported && judge) {
                 report(v, keys.ref, "%s %lld at row %u of the cluster at %llu does not follow %lld; keys must be "
-                       "strictly ascending through the whole tree", tw->is_index ? "hash" : "key", (long long)key, row,
+                       "strictly ascending through the whole tree", tw->is_index ? "index key" : "key", (long long)key, row,
                        (unsigned long long)cluster->ref, (long long)tw->last_key);
                 tw->order_reported = true;
             }
@@ -989,24 +996,41 @@ static void compare_index(verifier *v, uint32_t table, uint64_t index_ref, vvec 
             j++;
         } else if (order < 0) {
             report(v, want[i].ref, "object %lld (in the cluster at %llu) is missing from the search index at %llu "
-                   "(no entry under hash %016llx)", (long long)want[i].key, (unsigned long long)want[i].ref,
+                   "(no entry under index key %016llx)", (long long)want[i].key, (unsigned long long)want[i].ref,
                    (unsigned long long)index_ref, (unsigned long long)want[i].hash);
             i++;
         } else {
             const ventry *entry = &have[j];
             if (j > 0 && compare_entries(&have[j - 1], entry) == 0)
-                report(v, entry->ref, "the search index lists object %lld twice under hash %016llx (index cluster at "
+                report(v, entry->ref, "the search index lists object %lld twice under index key %016llx (index cluster at "
                        "%llu)", (long long)entry->key, (unsigned long long)entry->hash, (unsigned long long)entry->ref);
             else if (!key_exists(&v->table_keys[table], entry->key))
-                report(v, entry->ref, "stale index entry: the search index lists object %lld under hash %016llx "
+                report(v, entry->ref, "stale index entry: the search index lists object %lld under index key %016llx "
                        "(index cluster at %llu), but no such object exists", (long long)entry->key,
                        (unsigned long long)entry->hash, (unsigned long long)entry->ref);
             else
-                report(v, entry->ref, "stale index entry: the search index lists object %lld under hash %016llx "
-                       "(index cluster at %llu), which is not the hash of its value", (long long)entry->key,
+                report(v, entry->ref, "stale index entry: the search index lists object %lld under index key %016llx "
+                       "(index cluster at %llu), which is not the index key of its value", (long long)entry->key,
                        (unsigned long long)entry->hash, (unsigned long long)entry->ref);
             j++;
         }
+    }
+}
+
+/* An ordered index's count column must say how many further keys each row lists: `found` (sorted by
+ * compare_index) holds every key filed under each index key, `counts` each row's count column. */
+static void compare_index_counts(verifier *v, const vvec *found, const vvec *counts) {
+    const ventry *have = found->items, *rows = counts->items;
+    size_t j = 0;
+    for (size_t i = 0; i < counts->count && !v->error; i++) {
+        const ventry *row = &rows[i];   /* hash: the row's index key; key: its count column */
+        while (j < found->count && have[j].hash < row->hash) j++;
+        size_t filed = 0;
+        while (j + filed < found->count && have[j + filed].hash == row->hash) filed++;
+        if (filed == 0 || row->key != (int64_t)filed - 1)
+            report(v, row->ref, "the ordered index row under key %016llx (index cluster at %llu) says it lists %lld "
+                   "further objects, but lists %llu", (unsigned long long)row->hash, (unsigned long long)row->ref,
+                   (long long)row->key, (unsigned long long)(filed ? filed - 1 : 0));
     }
 }
 
@@ -1108,17 +1132,22 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
             report(v, indexes.ref ? indexes.ref : ref, "the column is indexed and the table has objects, but it has "
                    "no index tree");
         if (index_ref) {
-            vvec found = { 0 };
+            vvec found = { 0 }, counts = { 0 };
             uint64_t index_lost_before = v->data_lost;
-            tree_walk iw = { .schema = cc_index_schema(), .table = table, .is_index = true, .keys_sorted = true,
-                             .index_entries = &found };
+            bool ordered = col && (col->flags & CF_COL_FLAG_ORDERED);
+            tree_walk iw = { .schema = col ? cc_index_schema_of(col) : cc_index_schema(), .table = table,
+                             .is_index = true, .keys_sorted = true, .index_entries = &found,
+                             .index_counts = ordered ? &counts : NULL };
             uint8_t role;
             int64_t first;
             bool has_first;
             walk_tree(v, &iw, index_ref, indexes.ref, 0, &role, &first, &has_first);
-            if (wanted && tree_complete && v->data_lost == index_lost_before && !v->error)
+            if (wanted && tree_complete && v->data_lost == index_lost_before && !v->error) {
                 compare_index(v, table, index_ref, &index_values[c], &found);
+                if (ordered) compare_index_counts(v, &found, &counts);
+            }
             vvec_free(&found);
+            vvec_free(&counts);
         }
         v->column_name = NULL;
     }

@@ -281,6 +281,9 @@ typedef struct columnar_column_info {
     bool indexed;
     bool is_primary_key;
     columnar_table_id target_table;   /**< LINK only */
+    /** The search index keeps values in order (int, bool, timestamp and string columns indexed by this version),
+     *  so the columnar_index_*range, *prefix and extreme functions can use it. */
+    bool ordered_index;
 } columnar_column_info;
 
 typedef struct columnar_table_info {
@@ -662,7 +665,7 @@ void columnar_view_decode_timestamp(const columnar_column_view *view, int64_t *o
 /** Search index: the keys of every object whose `column` (indexed or primary key) equals `value` (a null value:
  *  the objects holding null), ascending. Writes up to `capacity` keys to `out_keys` (may be NULL when `capacity`
  *  is 0) and the total number of matches to *out_count (call again with a larger buffer when it exceeds
- *  `capacity`). The index is keyed by a hash of the value; every candidate is checked against the object's
+ *  `capacity`). Values are filed under an index key; every candidate is checked against the object's
  *  actual value, so objects whose values merely share the hash are not reported.
  *  Errors: COLUMNAR_ENOTFOUND (table/column), COLUMNAR_EMISUSE (the column has no index, NULL arguments),
  *  COLUMNAR_ETYPE (the value's type is not the column's), COLUMNAR_ECORRUPT (the index lists a missing object),
@@ -670,6 +673,44 @@ void columnar_view_decode_timestamp(const columnar_column_view *view, int64_t *o
 int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                             const columnar_value *value, columnar_key *out_keys, size_t capacity,
                             size_t *out_count);
+
+/** Bounds of an int range; an absent bound (has_lower / has_upper false) leaves that side open. Bounds are
+ *  non-null int values. */
+typedef struct columnar_index_range {
+    columnar_value lower;
+    columnar_value upper;
+    bool has_lower;
+    bool has_upper;
+    bool lower_inclusive;
+    bool upper_inclusive;
+} columnar_index_range;
+
+/** Ordered search index (columnar_column_info.ordered_index) of an int column: how many objects hold a value in
+ *  `range` (objects holding null are never in a range). Costs a descent per index cluster the range touches and
+ *  no per-object work. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no ordered index, null bound, NULL
+ *  arguments), COLUMNAR_ETYPE (not an int column, a bound that is not an int), COLUMNAR_ECORRUPT. */
+int columnar_index_count_range(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                               const columnar_index_range *range, uint64_t *out_count);
+/** The keys of the objects columnar_index_count_range counts, ascending; the capacity and count contract of
+ *  columnar_index_find_all (the keys are only sorted when they all fit). */
+int columnar_index_keys_in_range(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                 const columnar_index_range *range, columnar_key *out_keys, size_t capacity,
+                                 size_t *out_count);
+/** Ordered search index of a string column: how many objects hold a string starting with the `size` bytes at
+ *  `prefix` (compared bytewise; an empty prefix counts every non-null string). Prefixes of up to six bytes
+ *  without a zero byte are answered from the index alone; longer ones check each object the index narrows the
+ *  search to. Errors as columnar_index_count_range. */
+int columnar_index_count_prefix(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                const void *prefix, size_t size, uint64_t *out_count);
+/** The keys of the objects columnar_index_count_prefix counts, ascending (contract of columnar_index_find_all). */
+int columnar_index_keys_with_prefix(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                    const void *prefix, size_t size, columnar_key *out_keys, size_t capacity,
+                                    size_t *out_count);
+/** Ordered search index of an int or timestamp column: the smallest (or, with `maximum`, largest) non-null value
+ *  of the table's objects; *out_found false when every object holds null or there are none. Errors as
+ *  columnar_index_count_range. */
+int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_col_id column, bool maximum,
+                           columnar_value *out_value, bool *out_found);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Integrity                                                                                                    */
