@@ -40,7 +40,8 @@ final class QDItem: Object {
     @Persisted var decimal: Decimal128 = 0
 
     @Persisted var optBool: Bool?
-    @Persisted var optInt: Int?
+    /// Indexed, so that ranges over a nullable int compile to IndexRange.
+    @Persisted(indexed: true) var optInt: Int?
     @Persisted var optInt8: Int8?
     @Persisted var optInt16: Int16?
     @Persisted var optInt32: Int32?

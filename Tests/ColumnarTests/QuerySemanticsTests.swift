@@ -464,7 +464,7 @@ final class QuerySemanticsTests: RealmTestCase {
     func testExplainPrintsEveryInstructionWithItsOpcodeSynopsis() throws {
         let realm = try kennel()
         let results = try realm.objects(QSPerson.self)
-            .filter(checking: "age > 3 AND (name ==[c] 'ann' OR dogs.@count > 1) AND NOT name IN {'x', 'y'}")
+            .filter(checking: "age != 3 AND (name ==[c] 'ann' OR dogs.@count > 1) AND NOT name IN {'x', 'y'}")
             .sorted(byKeyPath: "name").distinct(by: ["age"])
         let text = results.explain()
         var seen: Set<String> = []

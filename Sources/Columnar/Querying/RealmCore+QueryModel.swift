@@ -46,16 +46,26 @@ extension RealmCore {
                 case COLUMNAR_COLLECTION_DICT: kind = .map
                 default: kind = .value
                 }
-                properties.append(QueryProperty(
+                var queryProperty = QueryProperty(
                     name: property.name, kind: kind, column: binding.columns[index], type: storage.type,
                     isNullable: storage.nullable, isIndexed: property.isIndexed, isPrimaryKey: property.isPrimary,
-                    targetTable: target))
+                    targetTable: target)
+                queryProperty.hasOrderedIndex = hasOrderedIndex(table: binding.table, column: binding.columns[index])
+                properties.append(queryProperty)
             }
             tables.append(QueryTable(id: binding.table, className: binding.schema.className, properties: properties))
         }
         let model = QueryModel(tables: tables, decimals: Self.decimalSupport)
         queryModelCache = (bindingCount, model)
         return model
+    }
+
+    /// Whether the file's index of the column keeps values in order (files written before ordered indexes keep
+    /// hash-keyed ones, which only answer equality).
+    private func hasOrderedIndex(table: columnar_table_id, column: columnar_col_id) -> Bool {
+        guard let transaction else { return false }
+        var info = columnar_column_info()
+        return columnar_column_info_get(transaction, table, column, &info) == 0 && info.ordered_index
     }
 
     /// Decimal128 arithmetic for queries: constants parse from their text or number, values compare numerically.

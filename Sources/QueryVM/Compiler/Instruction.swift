@@ -12,6 +12,7 @@ import CColumnar
 public enum Opcode: String, CaseIterable, Sendable {
     case scan = "Scan"
     case indexSeek = "IndexSeek"
+    case indexRange = "IndexRange"
     case keys = "Keys"
     case constant = "Const"
     case compareInt = "CmpInt"
@@ -32,6 +33,7 @@ public enum Opcode: String, CaseIterable, Sendable {
         switch self {
         case .scan: return "visit the table cluster by cluster; the instructions after it run once per cluster"
         case .indexSeek: return "look the constant up in the search index; only the objects found are tested"
+        case .indexRange: return "read an int range or a string prefix from the ordered index; only the objects in it are tested (none when flagged exact; a Scan instead when it holds over 1/8 of the table)"
         case .keys: return "test the given objects (a collection's elements) one by one"
         case .constant: return "push a mask with every row set (true) or none (false)"
         case .compareInt: return "push mask: int/bool/link column compared with a constant (C kernel, packed ints)"
@@ -65,6 +67,8 @@ public struct Instruction: Sendable {
     /// Sorted constants (InInt), and whether null is among them.
     public var constants: [Int64] = []
     public var matchNull = false
+    /// IndexRange: the range of the ordered index to read.
+    public var range: IndexRange?
     /// Rows, RefineRows: the condition's index in `Program.conditions`.
     public var condition = 0
     public var flag = false
@@ -99,6 +103,8 @@ public struct Program: Sendable {
     public var conditions: [CheckedPredicate]
     /// How many masks the stack holds at most.
     public var maskDepth: Int
+    /// IndexRange programs: the same query as a Scan, run instead when the range holds much of the table.
+    public var scanAlternative: ScanAlternative?
 
     /// The program, one instruction per line with its operands and its opcode's synopsis.
     public func explain() -> String {
@@ -111,6 +117,12 @@ public struct Program: Sendable {
         }
         return lines.joined(separator: "\n")
     }
+}
+
+/// A Program held by another (a struct cannot hold its own type directly).
+public final class ScanAlternative: Sendable {
+    public let program: Program
+    init(_ program: Program) { self.program = program }
 }
 
 extension String {

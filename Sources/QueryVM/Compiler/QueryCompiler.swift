@@ -12,6 +12,11 @@ public enum QueryCompiler {
     /// Compiles `predicate` over the objects of `table` (all of them, or given keys with `.keys`).
     public static func compile(_ predicate: CheckedPredicate, table: columnar_table_id, model: QueryModel,
                                source: Program.Source = .table) -> Program {
+        compile(predicate, table: table, model: model, source: source, useIndexes: true)
+    }
+
+    static func compile(_ predicate: CheckedPredicate, table: columnar_table_id, model: QueryModel,
+                        source: Program.Source, useIndexes: Bool) -> Program {
         var emitter = Emitter(model: model, table: table)
         let className = model.table(table)?.className ?? "table \(table)"
         var program = Program(table: table, className: className, source: source, instructions: [],
@@ -24,8 +29,15 @@ public enum QueryCompiler {
             emitter.emit(Instruction(.keys, comment: "elements of a \(className) (keys are positions)"))
             emitter.emitRows(predicate, refine: false)
         case .table:
-            if let seek = emitter.indexSeek(in: predicate) {
+            if useIndexes, let seek = emitter.indexSeek(in: predicate) {
                 emitter.emit(seek)
+                emitter.emitRows(predicate, refine: false)
+            } else if useIndexes, let range = emitter.indexRange(in: predicate) {
+                // The range may hold most of the table, where a scan is faster: the executor then runs this
+                // scan instead (QueryExecutor.init).
+                program.scanAlternative = ScanAlternative(compile(predicate, table: table, model: model,
+                                                                  source: source, useIndexes: false))
+                emitter.emit(range)
                 emitter.emitRows(predicate, refine: false)
             } else {
                 emitter.emit(Instruction(.scan, comment: className))
@@ -343,5 +355,44 @@ private struct Emitter {
             return instruction
         }
         return nil
+    }
+
+    /// An IndexRange for the int bounds (`<`, `<=`, `>`, `>=`, `BETWEEN`) or the case-sensitive `BEGINSWITH` that
+    /// the top-level AND puts on a property with an ordered index: the first such property's conjuncts make the
+    /// range. Its flag says the range is the whole predicate, so the objects it holds need no test.
+    func indexRange(in predicate: CheckedPredicate) -> Instruction? {
+        let conjuncts: [CheckedPredicate]
+        if case .and(let operands) = predicate { conjuncts = Self.flattenAnd(operands) } else { conjuncts = [predicate] }
+        var chosen: QueryProperty?
+        var range: IndexRange?
+        var consumed = 0
+        for conjunct in conjuncts {
+            guard case .comparison(let comparison) = conjunct, comparison.options.isEmpty,
+                  let (column, type) = directColumn(comparison.lhs), chosen == nil || chosen?.column == column,
+                  case .constant(let constant) = comparison.rhs,
+                  let property = model.table(table)?.properties.first(where: { $0.column == column && $0.kind == .value }),
+                  property.hasOrderedIndex else { continue }
+            var narrowed: IndexRange?
+            switch (type, constant, comparison.upperBound) {
+            case (COLUMNAR_TYPE_INT, .int(let lower), .int(let upper)?):
+                narrowed = (range ?? .everyInteger).narrowed(by: .greaterThanOrEqual, lower)?
+                    .narrowed(by: .lessThanOrEqual, upper)
+            case (COLUMNAR_TYPE_INT, .int(let value), nil):
+                narrowed = (range ?? .everyInteger).narrowed(by: comparison.op, value)
+            case (COLUMNAR_TYPE_STRING, .string(let bytes), nil) where comparison.op == .beginsWith && range == nil:
+                narrowed = .prefix(bytes)
+            default: narrowed = nil
+            }
+            guard let narrowed else { continue }
+            chosen = property
+            range = narrowed
+            consumed += 1
+        }
+        guard let property = chosen, let range else { return nil }
+        var instruction = Instruction(.indexRange, comment: "\(property.name) in \(range.text)")
+        instruction.column = property.column
+        instruction.range = range
+        instruction.flag = consumed == conjuncts.count
+        return instruction
     }
 }

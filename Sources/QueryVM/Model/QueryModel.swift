@@ -40,6 +40,8 @@ public struct QueryProperty: Sendable {
     /// Whether equality can use a search index (indexed properties and the primary key).
     public var isIndexed: Bool
     public var isPrimaryKey: Bool
+    /// Whether the search index keeps values in order, so int ranges and string prefixes can be read from it.
+    public var hasOrderedIndex = false
     /// For links: the table linked to.
     public var targetTable: columnar_table_id?
 
@@ -136,11 +138,13 @@ public struct QueryModel: Sendable {
                 case COLUMNAR_COLLECTION_DICT: kind = .map
                 default: kind = .value
                 }
-                properties.append(QueryProperty(
+                var property = QueryProperty(
                     name: name, kind: kind, column: columnId, type: column.type,
                     isNullable: column.nullable || (column.type == COLUMNAR_TYPE_LINK && kind == .value),
                     isIndexed: column.indexed || column.is_primary_key, isPrimaryKey: column.is_primary_key,
-                    targetTable: column.type == COLUMNAR_TYPE_LINK ? column.target_table : nil))
+                    targetTable: column.type == COLUMNAR_TYPE_LINK ? column.target_table : nil)
+                property.hasOrderedIndex = column.ordered_index
+                properties.append(property)
             }
             let name = withUnsafeBytes(of: info.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             tables.append(QueryTable(id: tableId, className: name, properties: properties))

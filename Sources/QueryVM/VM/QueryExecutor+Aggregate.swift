@@ -27,6 +27,7 @@ extension QueryExecutor {
                           wanted: UInt32 = UInt32(COLUMNAR_AGGREGATE_ALL)) throws -> AggregateResult {
         if isScan, path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
            [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP].contains(type) {
+            if let extremes = try indexExtremes(column: column, type: type, wanted: wanted) { return extremes }
             return try scanAggregate(column: column, type: type, wanted: wanted)
         }
         var result = AggregateResult()
@@ -42,6 +43,29 @@ extension QueryExecutor {
                 if result.minimum.isNull || compareLess.holds(value, result.minimum) { result.minimum = value }
                 if result.maximum.isNull || compareLess.holds(result.maximum, value) { result.maximum = value }
             }
+        }
+        return result
+    }
+
+    /// The minimum and/or maximum of every object's value, read from the ends of the column's ordered index, when
+    /// only those are wanted over the whole table; nil when the index cannot answer.
+    private func indexExtremes(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult? {
+        let extremes = UInt32(COLUMNAR_AGGREGATE_MIN) | UInt32(COLUMNAR_AGGREGATE_MAX)
+        guard wanted & ~extremes == 0, case .table = program.source, case .constant(true) = program.predicate,
+              type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP else { return nil }
+        var info = columnar_column_info()
+        guard columnar_column_info_get(transaction, program.table, column, &info) == 0, info.ordered_index else {
+            return nil
+        }
+        var result = AggregateResult()
+        for maximum in [false, true] where wanted & UInt32(maximum ? COLUMNAR_AGGREGATE_MAX : COLUMNAR_AGGREGATE_MIN) != 0 {
+            var value = columnar_value()
+            var found = false
+            try check(columnar_index_extreme(transaction, program.table, column, maximum, &value, &found))
+            guard found else { return result }   // no non-null value: count 0, extremes null
+            result.count = 1   // at least one value; the caller asked only for extremes
+            let extreme = ScalarValue(value, linkTarget: nil)
+            if maximum { result.maximum = extreme } else { result.minimum = extreme }
         }
         return result
     }

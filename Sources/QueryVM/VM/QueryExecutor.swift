@@ -27,8 +27,28 @@ public final class QueryExecutor {
     private let viewReady: UnsafeMutablePointer<Bool>
     private var viewColumns: [columnar_col_id] = []
 
+    /// IndexRange programs whose range is the whole predicate: the number of matches, read from the index.
+    private let exactRangeCount: Int?
+
+    /// An IndexRange program runs as compiled when its range holds at most this share of the table's objects;
+    /// beyond it reading the index object by object costs more than a scan.
+    static let indexRangeShareLimit = 8
+
     public init(program: Program, transaction: OpaquePointer, decimals: QueryDecimalSupport?) {
-        self.program = program
+        var chosen = program
+        var rangeCount: Int?
+        if let first = program.instructions.first, first.opcode == .indexRange,
+           let alternative = program.scanAlternative?.program {
+            // Any failure (such as an index that is no longer ordered) leaves the query to the scan.
+            let count = try? Self.countIndexRange(first, table: program.table, transaction: transaction)
+            if first.flag { rangeCount = count }
+            var table = columnar_table_info()
+            let objects = columnar_table_info_get(transaction, program.table, &table) == 0 ? Int(table.object_count) : 0
+            if count == nil || count! > objects / Self.indexRangeShareLimit { chosen = alternative }
+        }
+        self.program = chosen
+        self.exactRangeCount = rangeCount
+        let program = chosen
         self.transaction = transaction
         self.evaluator = RowEvaluator(transaction: transaction, decimals: decimals)
         if case .elements(let collection) = program.source { evaluator.elementCollection = collection }
@@ -118,6 +138,7 @@ public final class QueryExecutor {
 
     /// The number of matching objects; a Scan program only counts mask bytes.
     public func count(candidates: [Int64] = []) throws -> Int {
+        if let exactRangeCount { return exactRangeCount }
         guard isScan else {
             return try matchingKeys(candidates: candidates).count
         }
@@ -133,6 +154,12 @@ public final class QueryExecutor {
         switch program.instructions.first?.opcode {
         case .keys?:
             for key in candidates where try evaluator.holds(program.predicate, table: program.table, key: key) {
+                try body(key)
+            }
+        case .indexRange?:
+            let range = program.instructions[0]
+            for key in try indexRangeKeys(range)
+            where try range.flag || evaluator.holds(program.predicate, table: program.table, key: key) {
                 try body(key)
             }
         case .indexSeek?:
@@ -270,7 +297,7 @@ public final class QueryExecutor {
                 columnar_mask_not(mask(top), count)
             case .result:
                 break
-            case .scan, .indexSeek, .keys:
+            case .scan, .indexSeek, .indexRange, .keys:
                 preconditionFailure("\(step.opcode.rawValue) can only start a program")
             }
         }
@@ -319,6 +346,51 @@ public final class QueryExecutor {
         }
     }
 
+    /// How many objects an IndexRange instruction's range holds.
+    static func countIndexRange(_ instruction: Instruction, table: columnar_table_id,
+                                transaction: OpaquePointer) throws -> Int {
+        var count: UInt64 = 0
+        switch instruction.range {
+        case .integers?:
+            var bounds = instruction.range!.bounds!
+            try check(columnar_index_count_range(transaction, table, instruction.column, &bounds, &count))
+        case .prefix(let bytes)?:
+            let rc = bytes.withUnsafeBytes { prefix -> Int32 in
+                columnar_index_count_prefix(transaction, table, instruction.column, prefix.baseAddress, prefix.count,
+                                            &count)
+            }
+            try check(rc)
+        case nil:
+            preconditionFailure("an IndexRange instruction without a range")
+        }
+        return Int(count)
+    }
+
+    /// The keys of the objects in an IndexRange instruction's range, ascending.
+    private func indexRangeKeys(_ instruction: Instruction) throws -> [Int64] {
+        var keys = [columnar_key](repeating: 0, count: 64)
+        while true {
+            var found = 0
+            switch instruction.range {
+            case .integers?:
+                var bounds = instruction.range!.bounds!
+                try check(columnar_index_keys_in_range(transaction, program.table, instruction.column, &bounds, &keys,
+                                                       keys.count, &found))
+            case .prefix(let bytes)?:
+                let capacity = keys.count
+                let rc = bytes.withUnsafeBytes { prefix -> Int32 in
+                    columnar_index_keys_with_prefix(transaction, program.table, instruction.column, prefix.baseAddress,
+                                                    prefix.count, &keys, capacity, &found)
+                }
+                try check(rc)
+            case nil:
+                preconditionFailure("an IndexRange instruction without a range")
+            }
+            if found <= keys.count { return Array(keys.prefix(found)) }
+            keys = [columnar_key](repeating: 0, count: found)
+        }
+    }
+
     // MARK: Helpers
 
     static func integer(_ value: ScalarValue) -> (Int64, Bool) {
@@ -345,6 +417,10 @@ public final class QueryExecutor {
     }
 
     func check(_ rc: Int32) throws {
+        try Self.check(rc)
+    }
+
+    static func check(_ rc: Int32) throws {
         if rc != 0 { throw ColumnarError.fromLastError(rc) }
     }
 }
