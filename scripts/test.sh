@@ -13,10 +13,25 @@ bash scripts/setup.sh
 heading "build: swift build --build-tests (debug)"
 swift build --build-tests
 
+# Runs a test phase; when it fails, repeats the failures (and any crash) at the end of the output, where a CI log
+# that keeps only its tail still shows them.
+run_tests() {
+    local log
+    log=$(mktemp)
+    if "$@" 2>&1 | tee "$log"; then
+        rm -f "$log"
+        return 0
+    fi
+    heading "failures of: $*"
+    grep -E "error: |Fatal error|exited with|COLUMNAR_TEST_SEED|seed [0-9]" "$log" | head -60 || true
+    rm -f "$log"
+    return 1
+}
+
 heading "test: swift test (every test target)"
-swift test --skip-build
+run_tests swift test --skip-build
 
 heading "test: CColumnarTests again with COLUMNAR_NO_IO_URING=1 (pwrite commit path)"
-COLUMNAR_NO_IO_URING=1 swift test --skip-build --filter CColumnarTests
+COLUMNAR_NO_IO_URING=1 run_tests swift test --skip-build --filter CColumnarTests
 
 heading "all test phases passed"

@@ -16,16 +16,17 @@ import CColumnar
 import Columnar
 import Foundation
 
-/// The scan table's object: one Int property.
+/// The scan table's object: one Int property, indexed (SQLite gets an index on it too).
 final class ScanRecord: Object, @unchecked Sendable {
-    @Persisted var intCol: Int
+    @Persisted(indexed: true) var intCol: Int
 }
 
-/// The item table's object: an Int primary key, an Int and a String to filter and sort by, an indexed String.
+/// The item table's object: an Int primary key, an Int and a String to filter and sort by (indexed, as SQLite's
+/// are), an indexed String.
 final class QueryRecord: Object, @unchecked Sendable {
     @Persisted(primaryKey: true) var id: Int
-    @Persisted var intCol: Int
-    @Persisted var stringCol: String
+    @Persisted(indexed: true) var intCol: Int
+    @Persisted(indexed: true) var stringCol: String
     @Persisted(indexed: true) var indexedString: String
 }
 
