@@ -197,21 +197,83 @@ missing:
     return CC_CORRUPT(0, "the index of %s.%s has no entry for object %lld", schema->name, col->name, (long long)key);
 }
 
-/* Whether object `key` of the table has `cell` in `column`. */
-static int candidate_matches(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, const void *cell,
-                             bool is_null, bool *matches) {
+/* The column's value for object `key`, which an index lists. */
+static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, void *cell, bool *is_null) {
     cc_tstate *ts;
     cc_rowpos pos;
     int rc = cc_obj_find(txn, table, key, &ts, &pos);
     if (rc == COLUMNAR_ENOTFOUND)
         return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table, (long long)key);
     if (rc) return rc;
-    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    return cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
+}
+
+/* Whether object `key` of the table has `cell` in `column`. */
+static int candidate_matches(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, const void *cell,
+                             bool is_null, bool *matches) {
     uint8_t value[16];
     bool value_null;
-    if ((rc = cc_row_get(txn, schema, &pos, column, value, &value_null))) return rc;
-    *matches = cc_cell_compare(schema->columns[column].type, value, value_null, cell, is_null) == 0 &&
+    int rc = object_value(txn, table, column, key, value, &value_null);
+    if (rc) return rc;
+    *matches = cc_cell_compare(cc_table_schema_get(txn, table)->columns[column].type, value, value_null, cell,
+                               is_null) == 0 &&
                value_null == is_null;
+    return 0;
+}
+
+/* Calls `visit` with each object key the index row at `pos` lists: the first, then the further ones in the order
+ * they were filed. Stops at a non-zero return. */
+typedef int (*index_key_visitor)(void *context, int64_t object_key);
+static int visit_entry_keys(const columnar_txn *txn, const cc_table_schema *index_schema, const cc_rowpos *pos,
+                            index_key_visitor visit, void *context) {
+    int64_t first;
+    cc_collcell more;
+    bool null_flag;
+    uint64_t more_count;
+    int rc;
+    if ((rc = cc_row_get(txn, index_schema, pos, 0, &first, &null_flag)) ||
+        (rc = cc_row_get(txn, index_schema, pos, 1, &more, &null_flag)) ||
+        (rc = cc_collcell_count(txn, &more, more_keys_elem(), &more_count)) || (rc = visit(context, first)))
+        return rc;
+    for (uint64_t i = 0; i < more_count; i++) {
+        int64_t key;
+        if ((rc = cc_collcell_get(txn, &more, more_keys_elem(), false, i, &key, &null_flag)) ||
+            (rc = visit(context, key)))
+            return rc;
+    }
+    return 0;
+}
+
+/* The objects of an index row whose value equals a given one: the smallest key (cc_index_find), or all of them
+ * (columnar_index_find_all). */
+typedef struct equal_sink {
+    columnar_txn *txn;
+    uint32_t table;
+    uint32_t column;
+    const void *cell;
+    bool is_null;
+    int64_t smallest;       /* INT64_MAX: none yet */
+    int64_t *keys;          /* when collecting: every match */
+    size_t count;
+    size_t capacity;
+    bool collect;
+} equal_sink;
+
+static int sink_equal(void *context, int64_t key) {
+    equal_sink *s = context;
+    bool matches = false;
+    int rc = candidate_matches(s->txn, s->table, s->column, key, s->cell, s->is_null, &matches);
+    if (rc || !matches) return rc;
+    if (key < s->smallest) s->smallest = key;
+    if (!s->collect) return 0;
+    if (s->count == s->capacity) {
+        size_t capacity = s->capacity ? s->capacity * 2 : 16;
+        int64_t *grown = capacity < SIZE_MAX / sizeof *grown ? realloc(s->keys, capacity * sizeof *grown) : NULL;
+        if (!grown) return -ENOMEM;
+        s->keys = grown;
+        s->capacity = capacity;
+    }
+    s->keys[s->count++] = key;
     return 0;
 }
 
@@ -226,27 +288,11 @@ int cc_index_find(columnar_txn *txn, uint32_t table, uint32_t column, const void
     cc_rowpos pos;
     bool exists;
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
-    const cc_table_schema *index_schema = cc_index_schema_of(col);
-    int64_t first;
-    bool null_flag;
-    if ((rc = cc_row_get(txn, index_schema, &pos, 0, &first, &null_flag))) return rc;
-    /* Candidates in key order of insertion: first, then the further keys. */
-    cc_collcell more;
-    if ((rc = cc_row_get(txn, index_schema, &pos, 1, &more, &null_flag))) return rc;
-    uint64_t more_count;
-    if ((rc = cc_collcell_count(txn, &more, more_keys_elem(), &more_count))) return rc;
-    int64_t best = INT64_MAX;
-    for (uint64_t i = 0; i <= more_count; i++) {
-        int64_t candidate = first;
-        if (i > 0 && (rc = cc_collcell_get(txn, &more, more_keys_elem(), false, i - 1, &candidate, &null_flag)))
-            return rc;
-        bool matches = false;
-        if ((rc = candidate_matches(txn, table, column, candidate, cell, is_null, &matches))) return rc;
-        if (matches && candidate < best) best = candidate;
-    }
-    if (best != INT64_MAX) {
+    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, false };
+    if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) return rc;
+    if (sink.smallest != INT64_MAX) {
         *found = true;
-        *out_key = best;
+        *out_key = sink.smallest;
     }
     return 0;
 }
@@ -339,38 +385,17 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
     /* The entry lists every object whose value has this key: the first key, then the further ones. Each is
      * checked against its actual value, so objects whose different values share the key are left out. */
-    const cc_table_schema *index_schema = cc_index_schema_of(col);
-    int64_t first;
-    cc_collcell more;
-    bool null_flag;
-    uint64_t more_count;
-    if ((rc = cc_row_get(txn, index_schema, &pos, 0, &first, &null_flag)) ||
-        (rc = cc_row_get(txn, index_schema, &pos, 1, &more, &null_flag)) ||
-        (rc = cc_collcell_count(txn, &more, more_keys_elem(), &more_count)))
-        return rc;
-    if (more_count >= SIZE_MAX / sizeof(int64_t))
-        return CC_CORRUPT(0, "an index entry of %s.%s lists %llu objects", schema->name, col->name,
-                          (unsigned long long)more_count);
-    int64_t *matches = malloc((size_t)(more_count + 1) * sizeof *matches);
-    if (!matches) return -ENOMEM;
-    size_t match_count = 0;
-    for (uint64_t i = 0; i <= more_count; i++) {
-        int64_t candidate = first;
-        if (i > 0 && (rc = cc_collcell_get(txn, &more, more_keys_elem(), false, i - 1, &candidate, &null_flag)))
-            goto done;
-        bool matches_value = false;
-        if ((rc = candidate_matches(txn, table, column, candidate, cell, is_null, &matches_value))) goto done;
-        if (matches_value) matches[match_count++] = candidate;
-    }
-    qsort(matches, match_count, sizeof *matches, compare_keys);
+    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, true };
+    if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) goto done;
+    if (sink.count) qsort(sink.keys, sink.count, sizeof *sink.keys, compare_keys);
     /* An object listed twice (a damaged index) is reported once. */
     size_t unique = 0;
-    for (size_t i = 0; i < match_count; i++)
-        if (unique == 0 || matches[i] != matches[unique - 1]) matches[unique++] = matches[i];
-    for (size_t i = 0; i < unique && i < capacity; i++) out_keys[i] = matches[i];
+    for (size_t i = 0; i < sink.count; i++)
+        if (unique == 0 || sink.keys[i] != sink.keys[unique - 1]) sink.keys[unique++] = sink.keys[i];
+    for (size_t i = 0; i < unique && i < capacity; i++) out_keys[i] = sink.keys[i];
     *out_count = unique;
 done:
-    free(matches);
+    free(sink.keys);
     return rc;
 }
 
@@ -477,37 +502,9 @@ static int add_more_counts(const index_walk *w, uint64_t *sum) {
 }
 
 /* Calls `visit` with every object key filed in row `row` of the walk's current cluster. */
-typedef int (*index_key_visitor)(void *context, int64_t object_key);
 static int visit_row_keys(const index_walk *w, uint32_t row, index_key_visitor visit, void *context) {
-    const cc_table_schema *index_schema = cc_ordered_index_schema();
     cc_rowpos pos = walk_pos(w, row);
-    int64_t first;
-    cc_collcell more;
-    bool null_flag;
-    uint64_t more_count;
-    int rc;
-    if ((rc = cc_row_get(w->txn, index_schema, &pos, 0, &first, &null_flag)) ||
-        (rc = cc_row_get(w->txn, index_schema, &pos, 1, &more, &null_flag)) ||
-        (rc = cc_collcell_count(w->txn, &more, more_keys_elem(), &more_count)) || (rc = visit(context, first)))
-        return rc;
-    for (uint64_t i = 0; i < more_count; i++) {
-        int64_t key;
-        if ((rc = cc_collcell_get(w->txn, &more, more_keys_elem(), false, i, &key, &null_flag)) ||
-            (rc = visit(context, key)))
-            return rc;
-    }
-    return 0;
-}
-
-/* The column's value for object `key`. */
-static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, void *cell, bool *is_null) {
-    cc_tstate *ts;
-    cc_rowpos pos;
-    int rc = cc_obj_find(txn, table, key, &ts, &pos);
-    if (rc == COLUMNAR_ENOTFOUND)
-        return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table, (long long)key);
-    if (rc) return rc;
-    return cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
+    return visit_entry_keys(w->txn, cc_ordered_index_schema(), &pos, visit, context);
 }
 
 /* What a range query works on: the column checked to have an ordered index, its tree, and the key range. */
@@ -636,11 +633,6 @@ static int walk_range(ordered_query *q, int64_t low, int64_t high, const cc_byte
     return 0;
 }
 
-static int compare_object_keys(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 int columnar_index_count_range(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                                const columnar_index_range *range, uint64_t *out_count) {
     if (!out_count) return CC_MISUSE("columnar_index_count_range needs somewhere to put the count");
@@ -669,7 +661,7 @@ int columnar_index_keys_in_range(columnar_txn *txn, columnar_table_id table, col
         return rc;
     *out_count = (size_t)count;
     /* Object keys come in value order; callers get them ascending, like columnar_index_find_all. */
-    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_object_keys);
+    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_keys);
     return 0;
 }
 
@@ -720,7 +712,7 @@ int columnar_index_keys_with_prefix(columnar_txn *txn, columnar_table_id table, 
                           &count);
     if (rc) return rc;
     *out_count = (size_t)count;
-    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_object_keys);
+    if (count <= capacity) qsort(out_keys, (size_t)count, sizeof *out_keys, compare_keys);
     return 0;
 }
 
