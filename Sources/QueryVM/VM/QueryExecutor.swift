@@ -27,8 +27,10 @@ public final class QueryExecutor {
     private let viewReady: UnsafeMutablePointer<Bool>
     private var viewColumns: [columnar_col_id] = []
 
-    /// IndexRange programs whose range is the whole predicate: the number of matches, read from the index.
-    private let exactRangeCount: Int?
+    /// IndexRange programs: how many objects the range holds, counted when the program was chosen (the key
+    /// buffer is sized by it, and it is the number of matches when the range is the whole predicate).
+    private let rangeCount: Int?
+    private let rangeIsExact: Bool
 
     /// An IndexRange program runs as compiled when its range holds at most this share of the table's objects;
     /// beyond it reading the index object by object costs more than a scan.
@@ -37,17 +39,20 @@ public final class QueryExecutor {
     public init(program: Program, transaction: OpaquePointer, decimals: QueryDecimalSupport?) {
         var chosen = program
         var rangeCount: Int?
+        var rangeIsExact = false
         if let first = program.instructions.first, first.opcode == .indexRange,
            let alternative = program.scanAlternative?.program {
             // Any failure (such as an index that is no longer ordered) leaves the query to the scan.
             let count = try? Self.countIndexRange(first, table: program.table, transaction: transaction)
-            if first.flag { rangeCount = count }
+            rangeCount = count
+            rangeIsExact = first.flag
             var table = columnar_table_info()
             let objects = columnar_table_info_get(transaction, program.table, &table) == 0 ? Int(table.object_count) : 0
             if count == nil || count! > objects / Self.indexRangeShareLimit { chosen = alternative }
         }
         self.program = chosen
-        self.exactRangeCount = rangeCount
+        self.rangeCount = rangeCount
+        self.rangeIsExact = rangeIsExact
         let program = chosen
         self.transaction = transaction
         self.evaluator = RowEvaluator(transaction: transaction, decimals: decimals)
@@ -138,7 +143,7 @@ public final class QueryExecutor {
 
     /// The number of matching objects; a Scan program only counts mask bytes.
     public func count(candidates: [Int64] = []) throws -> Int {
-        if let exactRangeCount { return exactRangeCount }
+        if rangeIsExact, let rangeCount { return rangeCount }
         guard isScan else {
             return try matchingKeys(candidates: candidates).count
         }
@@ -368,7 +373,8 @@ public final class QueryExecutor {
 
     /// The keys of the objects in an IndexRange instruction's range, ascending.
     private func indexRangeKeys(_ instruction: Instruction) throws -> [Int64] {
-        var keys = [columnar_key](repeating: 0, count: 64)
+        // Sized by the count taken when the program was chosen, so the range is normally walked once more, not twice.
+        var keys = [columnar_key](repeating: 0, count: max(1, rangeCount ?? 64))
         while true {
             var found = 0
             switch instruction.range {
