@@ -329,18 +329,26 @@ private struct Emitter {
 
     // MARK: Index lookups
 
+    /// The conjuncts of the predicate's top-level AND (the predicate itself when it is not an AND).
+    static func topLevelConjuncts(_ predicate: CheckedPredicate) -> [CheckedPredicate] {
+        if case .and(let operands) = predicate { return flattenAnd(operands) }
+        return [predicate]
+    }
+
+    /// The single-valued property of this table stored in `column`.
+    func valueProperty(_ column: columnar_col_id) -> QueryProperty? {
+        model.table(table)?.properties.first { $0.column == column && $0.kind == .value }
+    }
+
     /// An IndexSeek for the first conjunct of the top-level AND that is an equality between an indexed property
     /// of this table and a constant of its exact type.
     func indexSeek(in predicate: CheckedPredicate) -> Instruction? {
-        let conjuncts: [CheckedPredicate]
-        if case .and(let operands) = predicate { conjuncts = Self.flattenAnd(operands) } else { conjuncts = [predicate] }
-        for conjunct in conjuncts {
+        for conjunct in Self.topLevelConjuncts(predicate) {
             guard case .comparison(let comparison) = conjunct, comparison.op == .equal,
                   comparison.options.isEmpty, comparison.upperBound == nil,
                   let (column, type) = directColumn(comparison.lhs),
                   case .constant(let constant) = comparison.rhs, !constant.isNull,
-                  let property = model.table(table)?.properties.first(where: { $0.column == column && $0.kind == .value }),
-                  property.isIndexed else { continue }
+                  let property = valueProperty(column), property.isIndexed else { continue }
             let exact: Bool
             switch (type, constant) {
             case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
@@ -361,8 +369,7 @@ private struct Emitter {
     /// the top-level AND puts on a property with an ordered index: the first such property's conjuncts make the
     /// range. Its flag says the range is the whole predicate, so the objects it holds need no test.
     func indexRange(in predicate: CheckedPredicate) -> Instruction? {
-        let conjuncts: [CheckedPredicate]
-        if case .and(let operands) = predicate { conjuncts = Self.flattenAnd(operands) } else { conjuncts = [predicate] }
+        let conjuncts = Self.topLevelConjuncts(predicate)
         var chosen: QueryProperty?
         var range: IndexRange?
         var consumed = 0
@@ -370,8 +377,7 @@ private struct Emitter {
             guard case .comparison(let comparison) = conjunct, comparison.options.isEmpty,
                   let (column, type) = directColumn(comparison.lhs), chosen == nil || chosen?.column == column,
                   case .constant(let constant) = comparison.rhs,
-                  let property = model.table(table)?.properties.first(where: { $0.column == column && $0.kind == .value }),
-                  property.hasOrderedIndex else { continue }
+                  let property = valueProperty(column), property.hasOrderedIndex else { continue }
             var narrowed: IndexRange?
             switch (type, constant, comparison.upperBound) {
             case (COLUMNAR_TYPE_INT, .int(let lower), .int(let upper)?):
