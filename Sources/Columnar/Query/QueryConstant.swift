@@ -4,8 +4,9 @@
 // Both front ends must agree: `where { $0.id == oid }` and `filter("id == %@", oid)` have to give the same AST,
 // or one of them would match different objects. QueryVM converts the Foundation types of `%@` arguments itself
 // (Parser/QueryArgument.swift) and leaves the types that live in this module to `QueryArgumentConvertible`; the
-// builder reuses those conformances and repeats QueryVM's table for the rest (it is internal to QueryVM). The
-// tests check both paths against each other for every type.
+// builder converts single values through that same table (`QueryArgument.scalarValue`) and adds what only it
+// takes: persistable enums by raw value, and sequences as lists of its own constants. The tests check both paths
+// against each other for every type.
 //
 // Decimal128 has no case of its own in `QueryValue`: a decimal constant is its exact text, `.string("1.5")`,
 // which the canonical text prints and the parser reads back unchanged. The type checker hands constants compared
@@ -52,46 +53,20 @@ enum QueryConstant {
             return convert(unwrapped)
         }
         switch value {
-        case let value as QueryArgumentConvertible: return value.queryValue
         case let value as any PersistableEnum: return convert(rawValue(of: value))
-        case let value as Bool: return .bool(value)
-        case let value as Int: return .int(Int64(value))
-        case let value as Int8: return .int(Int64(value))
-        case let value as Int16: return .int(Int64(value))
-        case let value as Int32: return .int(Int64(value))
-        case let value as Int64: return .int(value)
-        case let value as UInt8: return .int(Int64(value))
-        case let value as UInt16: return .int(Int64(value))
-        case let value as UInt32: return .int(Int64(value))
-        case let value as Float: return .float(value)
-        case let value as Double: return .double(value)
-        case let value as String: return .string(value)
-        case let value as Substring: return .string(String(value))
-        case let value as Data: return .data(Array(value))
-        case let value as Date: return .timestamp(timestamp(of: value))
-        case let value as UUID: return .uuid(withUnsafeBytes(of: value.uuid) { Array($0) })
-        case is NSNull: return .null
         case is ObjectBase: return nil
-        case let sequence as any Sequence: return list(of: sequence)
-        default: return nil
+        default: break
         }
+        // QueryVM's own table of `%@` conversions (QueryArgumentConvertible included), so that both front ends
+        // turn a value into the same constant.
+        if let scalar = QueryArgument.scalarValue(of: value) { return scalar }
+        if let sequence = value as? any Sequence { return list(of: sequence) }
+        return nil
     }
 
     private static func rawValue<Enum: PersistableEnum>(of value: Enum) -> Any { value.rawValue }
 
     private static func list<S: Sequence>(of sequence: S) -> QueryValue {
         .list(sequence.map { value(of: $0) })
-    }
-
-    /// A Date as whole seconds and nanoseconds of the same sign, as QueryVM converts a `%@` Date (the AST's
-    /// `QueryTimestamp` convention), rounded to the nearest nanosecond.
-    static func timestamp(of date: Date) -> QueryTimestamp {
-        let interval = date.timeIntervalSince1970
-        let seconds = interval.rounded(.towardZero)
-        var wholeSeconds = Int64(seconds)
-        var nanoseconds = Int64(((interval - seconds) * 1_000_000_000).rounded())
-        if nanoseconds >= 1_000_000_000 { wholeSeconds += 1; nanoseconds -= 1_000_000_000 }
-        if nanoseconds <= -1_000_000_000 { wholeSeconds -= 1; nanoseconds += 1_000_000_000 }
-        return QueryTimestamp(seconds: wholeSeconds, nanoseconds: Int32(nanoseconds))
     }
 }

@@ -13,7 +13,7 @@ public protocol QueryArgumentConvertible {
     var queryValue: QueryValue { get }
 }
 
-enum QueryArgument {
+public enum QueryArgument {
     /// The QueryValue for a Swift value, or nil when its type cannot appear in a query.
     static func value(of argument: Any) -> QueryValue? {
         let mirror = Mirror(reflecting: argument)
@@ -21,6 +21,22 @@ enum QueryArgument {
             guard let wrapped = mirror.children.first?.value else { return .null }
             return value(of: wrapped)
         }
+        if let scalar = scalarValue(of: argument) { return scalar }
+        if mirror.displayStyle == .collection || mirror.displayStyle == .set {
+            var elements: [QueryValue] = []
+            for child in mirror.children {
+                guard let element = value(of: child.value) else { return nil }
+                elements.append(element)
+            }
+            return .list(elements)
+        }
+        return nil
+    }
+
+    /// The QueryValue for a single (non-optional, non-collection) Swift value, or nil when its type is not one
+    /// of the table below. The typed query builder converts its constants through this too, so both front ends
+    /// give the same constant for the same value.
+    public static func scalarValue(of argument: Any) -> QueryValue? {
         switch argument {
         case let value as QueryArgumentConvertible: return value.queryValue
         case let value as QueryValue: return value
@@ -45,17 +61,8 @@ enum QueryArgument {
         case let value as UUID:
             return .uuid(withUnsafeBytes(of: value.uuid) { Array($0) })
         case is NSNull: return .null
-        default: break
+        default: return nil
         }
-        if mirror.displayStyle == .collection || mirror.displayStyle == .set {
-            var elements: [QueryValue] = []
-            for child in mirror.children {
-                guard let element = value(of: child.value) else { return nil }
-                elements.append(element)
-            }
-            return .list(elements)
-        }
-        return nil
     }
 
     /// A Date as whole seconds and nanoseconds of the same sign, rounded to the nearest nanosecond.
