@@ -57,6 +57,20 @@ final class ResultsQueryTests: RealmTestCase {
         XCTAssertEqual(pets.filter("age == 3").sum(ofProperty: "age") as Int, 6)
     }
 
+    /// Results made before a cancelled write go on answering queries (cancelling drops the Realm's class
+    /// bindings, which the query model is built from).
+    func testResultsMadeBeforeACancelledWriteStillQuery() throws {
+        let realm = try openRealm()
+        try seedPets(realm)
+        let pets = realm.objects(Pet.self)
+        realm.beginWrite()
+        realm.delete(pets.filter("id == 1"))
+        realm.cancelWrite()
+        XCTAssertEqual(ids(pets.sorted(byKeyPath: "age")), [5, 1, 3, 2, 4])
+        XCTAssertEqual(ids(pets.filter("age == 3")), [1, 3])
+        XCTAssertEqual(pets.max(ofProperty: "age") as Int?, 12)
+    }
+
     func testCollectionsAndLiveness() throws {
         let realm = try openRealm()
         try seedPets(realm)

@@ -65,7 +65,10 @@ extension Results {
                                className: name)
         }
         guard let binding else { return nil }
-        return QueryTarget(table: binding.table, model: core.queryModel(), className: binding.schema.className)
+        // Cancelling a write drops the core's class bindings (the write may have made the tables), so the query
+        // model would no longer describe a class these results were made for: bind it again first.
+        let current = (try? core.binding(for: Self.objectType)) ?? binding
+        return QueryTarget(table: current.table, model: core.queryModel(), className: current.schema.className)
     }
 
     /// The class of the objects: `Element`, or what it wraps for the optional objects of a map (`Dog?`).
