@@ -465,38 +465,80 @@ static cc_rowpos walk_pos(const index_walk *w, uint32_t row) {
     return (cc_rowpos){ w->cluster.leaf, w->cluster.leaf ? 0 : w->cluster.cluster_ref, row };
 }
 
-/* Adds the count column of rows [from, to) of the current cluster to *sum. */
-static int add_more_counts(const index_walk *w, uint64_t *sum) {
+/* One int column of the walk's current cluster, read row by row: a private leaf's cells, a committed cluster's
+ * leaf (packed ints read directly), or zeros when the committed cluster stores no leaf for the column (every row
+ * holds the default). */
+typedef struct cluster_ints {
+    const cc_cluster_pos *cluster;
+    uint32_t column;
+    bool absent;
+    bool packed;
+    uint64_t leaf_ref;
+    cc_leaf leaf;
+} cluster_ints;
+
+static int cluster_ints_open(const index_walk *w, uint32_t column, cluster_ints *out) {
     const cc_cluster_pos *c = &w->cluster;
+    *out = (cluster_ints){ c, column, false, false, 0, { 0 } };
     if (c->leaf) {
-        if (c->leaf->column_count < 3) return 0;
-        for (uint32_t row = w->from; row < w->to; row++) {
-            int64_t n;
-            memcpy(&n, cc_mvec_cell(&c->leaf->columns[2], row), 8);
-            *sum += (uint64_t)n;
-        }
+        out->absent = c->leaf->column_count <= column;
         return 0;
     }
     cc_node cluster;
     int rc = cc_node_read(w->txn, c->cluster_ref, CF_ROLE_CLUSTER, &cluster);
     if (rc) return rc;
-    uint64_t leaf_ref = cluster.count > 3 ? cc_node_ref_at(&cluster, 3) : 0;
-    if (!leaf_ref) return 0;   /* no leaf: every row lists no further key */
-    cc_leaf leaf;
-    if ((rc = cc_leaf_open(w->txn, leaf_ref, COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, &leaf))) return rc;
-    if (leaf.count < w->to)
-        return CC_CORRUPT(leaf_ref, "an index column leaf at %llu has %u values, fewer than its cluster's rows",
-                          (unsigned long long)leaf_ref, leaf.count);
-    bool packed = leaf.values.encoding == COLUMNAR_ENCODING_PACKED_INT && !leaf.nulls.ref;
+    out->leaf_ref = cluster.count > column + 1 ? cc_node_ref_at(&cluster, column + 1) : 0;
+    if (!out->leaf_ref) {
+        out->absent = true;
+        return 0;
+    }
+    if ((rc = cc_leaf_open(w->txn, out->leaf_ref, COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, &out->leaf))) return rc;
+    if (out->leaf.count < w->to)
+        return CC_CORRUPT(out->leaf_ref, "an index column leaf at %llu has %u values, fewer than its cluster's rows",
+                          (unsigned long long)out->leaf_ref, out->leaf.count);
+    out->packed = out->leaf.values.encoding == COLUMNAR_ENCODING_PACKED_INT && !out->leaf.nulls.ref;
+    return 0;
+}
+
+static int cluster_ints_get(cluster_ints *c, uint32_t row, int64_t *out, bool *out_is_null) {
+    *out_is_null = false;
+    if (c->absent) {
+        *out = 0;
+        return 0;
+    }
+    if (c->cluster->leaf) {
+        memcpy(out, cc_mvec_cell(&c->cluster->leaf->columns[c->column], row), 8);
+        return 0;
+    }
+    if (c->packed) {
+        *out = cc_node_int_at(&c->leaf.values, row);
+        return 0;
+    }
+    return cc_leaf_get(&c->leaf, row, out, out_is_null);
+}
+
+/* The count column (2) of row `row`: how many object keys the row lists beyond its first. */
+static int row_more_count(const index_walk *w, cluster_ints *counts, uint32_t row, uint64_t *out) {
+    int64_t n;
+    bool is_null;
+    int rc = cluster_ints_get(counts, row, &n, &is_null);
+    if (rc) return rc;
+    if (n < 0 || is_null)
+        return CC_CORRUPT(w->cluster.cluster_ref, "an ordered index row at %llu counts %lld further objects",
+                          (unsigned long long)w->cluster.cluster_ref, (long long)n);
+    *out = (uint64_t)n;
+    return 0;
+}
+
+/* Adds the count column of rows [from, to) of the current cluster to *sum. */
+static int add_more_counts(const index_walk *w, uint64_t *sum) {
+    cluster_ints counts;
+    int rc = cluster_ints_open(w, 2, &counts);
+    if (rc || counts.absent) return rc;   /* no count column: every row lists no further key */
     for (uint32_t row = w->from; row < w->to; row++) {
-        int64_t n;
-        bool is_null = false;
-        if (packed) n = cc_node_int_at(&leaf.values, row);
-        else if ((rc = cc_leaf_get(&leaf, row, &n, &is_null))) return rc;
-        if (n < 0 || is_null)
-            return CC_CORRUPT(leaf_ref, "an ordered index row at %llu counts %lld further objects",
-                              (unsigned long long)c->cluster_ref, (long long)n);
-        *sum += (uint64_t)n;
+        uint64_t n;
+        if ((rc = row_more_count(w, &counts, row, &n))) return rc;
+        *sum += n;
     }
     return 0;
 }
@@ -516,6 +558,7 @@ typedef struct ordered_query {
     const cc_child *root;
 } ordered_query;
 
+/* type_a 0: any type an ordered index is kept for. */
 static int ordered_query_open(columnar_txn *txn, columnar_table_id table, columnar_col_id column, uint8_t type_a,
                               uint8_t type_b, const char *what, ordered_query *out) {
     int rc = cc_txn_check(txn);
@@ -525,7 +568,7 @@ static int ordered_query_open(columnar_txn *txn, columnar_table_id table, column
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (col->collection != COLUMNAR_COLLECTION_NONE || !(col->flags & CF_COL_FLAG_ORDERED))
         return CC_MISUSE("%s.%s has no ordered search index (%s needs one)", schema->name, col->name, what);
-    if (col->type != type_a && col->type != type_b)
+    if (type_a && col->type != type_a && col->type != type_b)
         return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds values of type %u; %s takes another type", schema->name,
                         col->name, col->type, what);
     cc_tstate *ts;
@@ -768,5 +811,66 @@ int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_
         cc_value_from_cell(q.col->type, sink.best, false, out_value);
         *out_found = true;
     }
+    return 0;
+}
+
+/* Every (index key, object key) pair of an ordered index, in index-key order and, within a row, object-key order. */
+typedef struct entry_sink {
+    int64_t index_key;       /* of the row being visited */
+    int64_t *index_keys;
+    columnar_key *keys;
+    size_t capacity;
+    size_t count;
+} entry_sink;
+
+static int sink_entry(void *context, int64_t key) {
+    entry_sink *s = context;
+    if (s->count < s->capacity) {
+        s->index_keys[s->count] = s->index_key;
+        s->keys[s->count] = key;
+    }
+    s->count++;
+    return 0;
+}
+
+int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                   int64_t *out_index_keys, columnar_key *out_keys, size_t capacity,
+                                   size_t *out_count) {
+    if (!out_count || (capacity && (!out_index_keys || !out_keys)))
+        return CC_MISUSE("columnar_index_ordered_entries needs a count and room for `capacity` entries");
+    *out_count = 0;
+    ordered_query q;
+    int rc = ordered_query_open(txn, table, column, 0, 0, "an ordered walk", &q);
+    if (rc) return rc;
+    index_walk w = { q.txn, q.root, INT64_MIN, INT64_MAX, false, { 0 }, 0, 0 };
+    entry_sink sink = { 0, out_index_keys, out_keys, capacity, 0 };
+    bool more;
+    /* Most rows list one object: the first-key column (0) gives it, and only rows whose count column (2) says
+     * they list more are visited key by key. */
+    while (!(rc = index_walk_next(&w, &more)) && more) {
+        cluster_ints firsts, counts;
+        if ((rc = cluster_ints_open(&w, 0, &firsts)) || (rc = cluster_ints_open(&w, 2, &counts))) return rc;
+        for (uint32_t row = w.from; row < w.to; row++) {
+            sink.index_key = cluster_key(&w.cluster, row);
+            uint64_t further;
+            if ((rc = row_more_count(&w, &counts, row, &further))) return rc;
+            if (further == 0) {
+                int64_t first;
+                bool is_null;
+                if ((rc = cluster_ints_get(&firsts, row, &first, &is_null))) return rc;
+                if (is_null)
+                    return CC_CORRUPT(w.cluster.cluster_ref, "an ordered index row at %llu has no object",
+                                      (unsigned long long)w.cluster.cluster_ref);
+                if ((rc = sink_entry(&sink, first))) return rc;
+                continue;
+            }
+            size_t start = sink.count;
+            if ((rc = visit_row_keys(&w, row, sink_entry, &sink))) return rc;
+            /* Further keys are listed in the order they were filed: put the row's objects in key order. */
+            if (sink.count <= capacity) qsort(out_keys + start, sink.count - start, sizeof *out_keys, compare_keys);
+        }
+    }
+    if (rc) return rc;
+    *out_count = sink.count;
     return 0;
 }

@@ -241,6 +241,65 @@ final class OrderedIndexTests: DatabaseTestCase {
             XCTAssertEqual(try txn.indexFindAll(s.table, s.flag, .bool(flag)),
                            model.filter { $0.value.flag == flag }.keys.sorted(), "flag \(flag), \(context)")
         }
+        try assertOrderedEntries(txn, s.table, s.maybe, model.mapValues { Self.orderedKey($0.maybe) }, "maybe, \(context)")
+        try assertOrderedEntries(txn, s.table, s.number, model.mapValues { Self.orderedKey($0.number) },
+                                 "number, \(context)")
+        try assertOrderedEntries(txn, s.table, s.flag, model.mapValues { Self.orderedKey($0.flag ? 1 : 0) },
+                                 "flag, \(context)")
+        try assertOrderedEntries(txn, s.table, s.moment, model.mapValues { Self.orderedKey($0.moment) },
+                                 "moment, \(context)")
+        // A string's key orders its first six bytes; the low 16 bits are a hash, the same for equal strings.
+        try assertOrderedEntries(txn, s.table, s.label, model.mapValues { Self.orderedKey($0.label) },
+                                 "label, \(context)", shift: 16)
+        let labelEntries = try txn.indexOrderedEntries(s.table, s.label, capacity: model.count).entries
+        var keyOfLabel: [[UInt8]?: Int64] = [:]
+        for entry in labelEntries {
+            let label = model[entry.object]?.label
+            XCTAssertEqual(keyOfLabel[label, default: entry.indexKey], entry.indexKey,
+                           "equal labels under different keys, \(context)")
+            keyOfLabel[label] = entry.indexKey
+        }
+    }
+
+    // The ordered keys the index files values under (docs/FileFormat.md, "Search indexes").
+    private static func orderedKey(_ value: Int64?) -> Int64 { value ?? .min }
+
+    private static func orderedKey(_ moment: Moment?) -> Int64 {
+        guard let moment else { return .min }
+        if moment.seconds <= -(1 << 33) { return .min + 1 }
+        if moment.seconds >= 1 << 33 { return .max }
+        return Int64(bitPattern: UInt64(bitPattern: moment.seconds) << 30 | UInt64(moment.nanoseconds))
+    }
+
+    /// A string's key with its hash bits zero.
+    private static func orderedKey(_ label: [UInt8]?) -> Int64 {
+        guard let label else { return .min }
+        let prefix = (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64($1 < label.count ? label[$1] : 0) }
+        return Int64(bitPattern: (prefix << 16) ^ (1 << 63))
+    }
+
+    /// columnar_index_ordered_entries lists every object once, in (index key, object key) order, each under the
+    /// key its value is filed under (compared above `shift` bits); with too little room it still counts them all.
+    private func assertOrderedEntries(_ txn: Transaction, _ table: TableID, _ column: ColumnID,
+                                      _ expectedKeys: [ObjectKey: Int64], _ context: String, shift: Int64 = 0,
+                                      file: StaticString = #filePath, line: UInt = #line) throws {
+        let listed = try txn.indexOrderedEntries(table, column, capacity: expectedKeys.count + 1)
+        XCTAssertEqual(listed.count, expectedKeys.count, "entries, \(context)", file: file, line: line)
+        XCTAssertEqual(listed.entries.map(\.object).sorted(), expectedKeys.keys.sorted(),
+                       "objects listed, \(context)", file: file, line: line)
+        for (index, entry) in listed.entries.enumerated() {
+            XCTAssertEqual(entry.indexKey >> shift, expectedKeys[entry.object].map { $0 >> shift },
+                           "key of object \(entry.object), \(context)", file: file, line: line)
+            if index > 0 {
+                let previous = listed.entries[index - 1]
+                XCTAssertTrue((previous.indexKey, previous.object) < (entry.indexKey, entry.object),
+                              "entries \(index - 1) and \(index) out of order, \(context)", file: file, line: line)
+            }
+        }
+        if !expectedKeys.isEmpty {
+            XCTAssertEqual(try txn.indexOrderedEntries(table, column, capacity: expectedKeys.count - 1).count,
+                           expectedKeys.count, "count with too little room, \(context)", file: file, line: line)
+        }
     }
 
     private func assertIntColumn(_ txn: Transaction, _ table: TableID, _ column: ColumnID,
@@ -1162,6 +1221,18 @@ extension Transaction {
             try check(rc, "columnar_index_keys_in_range")
         }
         return (Array(keys.prefix(count)), count)
+    }
+
+    /// columnar_index_ordered_entries: the entries written and the total.
+    fileprivate func indexOrderedEntries(_ table: TableID, _ column: ColumnID, capacity: Int) throws
+        -> (entries: [(indexKey: Int64, object: ObjectKey)], count: Int) {
+        var count = 0
+        var indexKeys = [Int64](repeating: 0, count: max(capacity, 1))
+        var objects = [ObjectKey](repeating: -1, count: max(capacity, 1))
+        try check(columnar_index_ordered_entries(handle, table, column, &indexKeys, &objects, capacity, &count),
+                  "columnar_index_ordered_entries")
+        let written = min(count, capacity)
+        return ((0..<written).map { (indexKeys[$0], objects[$0]) }, count)
     }
 
     /// columnar_index_count_prefix.

@@ -711,6 +711,17 @@ int columnar_index_keys_with_prefix(columnar_txn *txn, columnar_table_id table, 
  *  columnar_index_count_range. */
 int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_col_id column, bool maximum,
                            columnar_value *out_value, bool *out_found);
+/** Ordered search index of any column that has one: every object of the table in index order. Entry i is the
+ *  object out_keys[i] filed under the ordered key out_index_keys[i]; index keys ascend, and objects under one
+ *  index key ascend by object key. Keys order values, but objects under equal keys (or, for strings, keys that
+ *  share their top 48 bits) may hold different values: null and INT64_MIN share INT64_MIN; timestamps beyond
+ *  +/-2^33 seconds share INT64_MIN + 1 or INT64_MAX; strings are ordered by their first six bytes only. Callers
+ *  that need a full order sort those runs by value. Writes up to `capacity` entries and the total to *out_count
+ *  (call again with room for all when it exceeds `capacity`; a partial write is not ordered). Costs one descent
+ *  per index cluster and no per-object read. Errors as columnar_index_count_range. */
+int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                                   int64_t *out_index_keys, columnar_key *out_keys, size_t capacity,
+                                   size_t *out_count);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Integrity                                                                                                    */
