@@ -132,6 +132,68 @@ final class OrderedIndexQueryTests: RealmTestCase {
         XCTAssertEqual(ids(mixed), ids(objects.filter("plainNumber < -290 AND plainWord ENDSWITH '3'")))
     }
 
+    /// Sorting a whole table by an indexed property reads the ordered index (QueryExecutor.indexOrderedKeys); the
+    /// answer must be the stable sort the unindexed copy gets, both ways, with ties, nulls next to Int.min, far
+    /// dates sharing saturated keys, and strings sharing their first six bytes.
+    func testSortingTheWholeTableByAnIndexedPropertyMatchesTheUnindexedCopy() throws {
+        var generator = SeededGenerator.fromEnvironment()
+        let realm = try openRealm()
+        func word() -> String {
+            // Over four letters, strings of six or more letters often share the six bytes the key orders by.
+            let length = Int.random(in: 0 ... 9, using: &generator)
+            return String((0 ..< length).map { _ in "abcé".randomElement(using: &generator)! })
+        }
+        func day() -> Date? {
+            switch Int.random(in: 0 ..< 6, using: &generator) {
+            case 0: return nil
+            case 1: return Date(timeIntervalSince1970: Double(Int.random(in: 9_000_000_000 ... 9_100_000_000,
+                                                                      using: &generator)))   // beyond 2^33 s
+            case 2: return Date(timeIntervalSince1970: -Double(Int.random(in: 9_000_000_000 ... 9_100_000_000,
+                                                                       using: &generator)))
+            default: return Date(timeIntervalSince1970: Double(Int.random(in: -2_000_000 ... 2_000_000,
+                                                                       using: &generator)) / 8)
+            }
+        }
+        func add(ids: Range<Int>) {
+            for id in ids {
+                let number = Int.random(in: -40 ... 40, using: &generator)   // many ties
+                let optional: Int? = [nil, Int.min, Int.max, -1, Int.random(in: -5 ... 5, using: &generator)]
+                    .randomElement(using: &generator)!
+                let text = word(), moment = day()
+                realm.add(OIRecord(value: ["id": id, "number": number, "plainNumber": number,
+                                           "optNumber": optional as Any, "plainOptNumber": optional as Any,
+                                           "word": text, "plainWord": text,
+                                           "day": moment as Any, "plainDay": moment as Any]))
+            }
+        }
+        let objects = realm.objects(OIRecord.self)
+        func assertSorted(_ context: String) {
+            for (indexed, plain) in [("number", "plainNumber"), ("optNumber", "plainOptNumber"),
+                                     ("word", "plainWord"), ("day", "plainDay")] {
+                for ascending in [true, false] {
+                    XCTAssertEqual(ids(objects.sorted(byKeyPath: indexed, ascending: ascending)),
+                                   ids(objects.sorted(byKeyPath: plain, ascending: ascending)),
+                                   "\(context): \(indexed), ascending \(ascending)")
+                }
+            }
+        }
+        assertSorted("seed \(generator.seed), empty")
+        try realm.write { add(ids: 0 ..< 2_000) }
+        assertSorted("seed \(generator.seed), committed")
+        realm.beginWrite()
+        realm.delete(objects.filter("id < 300"))
+        add(ids: 5_000 ..< 5_400)
+        for record in objects.filter("id BETWEEN {1000, 1100}") {
+            record.number = 7
+            record.plainNumber = 7
+            record.optNumber = nil
+            record.plainOptNumber = nil
+        }
+        assertSorted("seed \(generator.seed), inside a write")
+        realm.cancelWrite()
+        assertSorted("seed \(generator.seed), after cancelling")
+    }
+
     func testMinAndMaxOverTheWholeTableComeFromTheIndexEnds() throws {
         var generator = SeededGenerator.fromEnvironment()
         let realm = try openRealm()

@@ -22,7 +22,7 @@ public struct SortKey: Sendable {
 }
 
 /// The values of one sort key, one per row of the sort.
-private enum SortColumn {
+enum SortColumn {
     case integers([Int64], nulls: [Bool])
     case doubles([Double], nulls: [Bool])
     case bytes(arena: [UInt8], ends: [Int], nulls: [Bool])
@@ -59,6 +59,7 @@ private enum SortColumn {
 extension QueryExecutor {
     /// The matching objects' keys sorted by `sortKeys` (stable). `candidates` are the objects of a Keys program.
     public func sortedMatchingKeys(by sortKeys: [SortKey], candidates: [Int64] = []) throws -> [Int64] {
+        if sortKeys.count == 1, candidates.isEmpty, let ordered = try indexOrderedKeys(sortKeys[0]) { return ordered }
         var keys: [Int64] = []
         var columns: [SortColumn]
         let direct = sortKeys.compactMap { directColumn($0.path) }
@@ -197,7 +198,7 @@ extension QueryExecutor {
         try keys.map { try evaluator.values(.path(path), table: program.table, key: $0).first ?? .null }
     }
 
-    private func directColumn(_ path: CheckedPath) -> (columnar_col_id, columnar_type)? {
+    func directColumn(_ path: CheckedPath) -> (columnar_col_id, columnar_type)? {
         guard path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
               type != COLUMNAR_TYPE_DECIMAL128, type != COLUMNAR_TYPE_LINK else { return nil }
         return (column, type)
