@@ -161,6 +161,65 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         invalidate()
     }
 
+    // MARK: Realm.Configuration
+
+    func testRealmConfigurationSignatures() throws {
+        // RealmSwift's initialiser without its sync and compaction parameters, labels in its order.
+        let make: (URL?, String?, Data?, Bool, UInt64, MigrationBlock?, Bool, [ObjectBase.Type]?, URL?)
+            -> Realm.Configuration = {
+                Realm.Configuration(fileURL: $0, inMemoryIdentifier: $1, encryptionKey: $2, readOnly: $3,
+                                    schemaVersion: $4, migrationBlock: $5, deleteRealmIfMigrationNeeded: $6,
+                                    objectTypes: $7, seedFilePath: $8)
+            }
+        let defaultConfiguration: Realm.Configuration = Realm.Configuration.defaultConfiguration
+        XCTAssertEqual(defaultConfiguration.fileURL?.lastPathComponent, "default.realm")
+
+        var configuration = make(self.configuration.fileURL, nil, nil, false, 3, nil, false,
+                                 [SigOwner.self, SigDog.self, SigAddress.self], nil)
+        let fileURL: URL? = configuration.fileURL
+        let inMemoryIdentifier: String? = configuration.inMemoryIdentifier
+        let encryptionKey: Data? = configuration.encryptionKey
+        let readOnly: Bool = configuration.readOnly
+        let schemaVersion: UInt64 = configuration.schemaVersion
+        let migrationBlock: MigrationBlock? = configuration.migrationBlock
+        let deleteIfNeeded: Bool = configuration.deleteRealmIfMigrationNeeded
+        let objectTypes: [ObjectBase.Type]? = configuration.objectTypes
+        let seedFilePath: URL? = configuration.seedFilePath
+        let maximumVersions: UInt? = configuration.maximumNumberOfActiveVersions
+        XCTAssertEqual(fileURL, self.configuration.fileURL)
+        XCTAssertNil(inMemoryIdentifier)
+        XCTAssertNil(encryptionKey)
+        XCTAssertFalse(readOnly)
+        XCTAssertEqual(schemaVersion, 3)
+        XCTAssertNil(migrationBlock)
+        XCTAssertFalse(deleteIfNeeded)
+        XCTAssertEqual(objectTypes?.map { $0.className() }, ["SigOwner", "SigDog", "SigAddress"])
+        XCTAssertNil(seedFilePath)
+        XCTAssertNil(maximumVersions)
+
+        // Equatable and CustomStringConvertible, as RealmSwift's Configuration is.
+        let equal: (Realm.Configuration, Realm.Configuration) -> Bool = (==)
+        let description: String = configuration.description
+        XCTAssertTrue(equal(configuration, configuration))
+        XCTAssertTrue(description.hasPrefix("Realm.Configuration {"), description)
+        XCTAssertTrue(description.contains("\tschemaVersion = 3;"), description)
+        let realm = try Realm(configuration: configuration)
+        XCTAssertEqual(realm.configuration, configuration)
+        var newer = configuration
+        newer.schemaVersion = 4
+        XCTAssertNotEqual(newer, configuration)
+
+        // fileURL and inMemoryIdentifier exclude each other: setting one clears the other.
+        configuration.inMemoryIdentifier = "sig"
+        XCTAssertNil(configuration.fileURL)
+        configuration.fileURL = self.configuration.fileURL
+        XCTAssertNil(configuration.inMemoryIdentifier)
+        configuration.maximumNumberOfActiveVersions = 8
+        configuration.readOnly = true
+        XCTAssertEqual(configuration.maximumNumberOfActiveVersions, 8)
+        XCTAssertNotEqual(configuration, realm.configuration, "read-only takes part in equality")
+    }
+
     // MARK: Object and EmbeddedObject
 
     func testObjectSignatures() throws {
