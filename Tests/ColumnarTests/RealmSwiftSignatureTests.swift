@@ -422,6 +422,11 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         negated.negate()
         XCTAssertEqual(negated, -5)
 
+        // Numeric, as RealmSwift declares it: generic numeric code accepts Decimal128.
+        func total<T: Numeric>(_ values: [T]) -> T { values.reduce(.zero, +) }
+        let zero: Decimal128 = .zero
+        XCTAssertEqual(total([value, 2.5, zero]), 12.5)
+
         let encoded = try JSONEncoder().encode([value])
         XCTAssertEqual(try JSONDecoder().decode([Decimal128].self, from: encoded), [value])
     }
