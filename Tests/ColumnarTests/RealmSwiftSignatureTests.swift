@@ -461,6 +461,15 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(isInvalidated)
         XCTAssertTrue(description.contains("Ace"), description)
         XCTAssertEqual(objectsAt(IndexSet([0, 2]))?.map(\.name), ["Rex", "Max"])
+        XCTAssertNil(objectsAt(IndexSet([0, 3])))
+        // RealmSwift's RealmCollection form, chosen where the context asks for an array.
+        let objectsAtAsArray: (IndexSet) -> [SigDog] = list.objects(at:)
+        XCTAssertEqual(objectsAtAsArray(IndexSet([1])).map(\.name), ["Ace"])
+        let unannotated = list.objects(at: IndexSet([0, 3]))
+        XCTAssertTrue(type(of: unannotated) == [SigDog]?.self, "an unannotated call picks the reference's form")
+        XCTAssertNil(unannotated)
+        let elementType: List<SigDog>.ElementType.Type = SigDog.self
+        _ = elementType
         XCTAssertEqual(indexOf(byPosition), 1)
         XCTAssertEqual([startIndex, endIndex, indexAfter(0), indexBefore(2)], [0, 3, 1, 1])
         XCTAssertEqual(iterator.next()?.name, "Rex")
@@ -563,6 +572,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(isInvalidated)
         XCTAssertFalse(description.isEmpty)
         XCTAssertEqual(objectsAt(IndexSet([0, 1, 2]))?.sorted(), [1, 2, 3])
+        let objectsAtAsArray: (IndexSet) -> [Int] = set.objects(at:)
+        XCTAssertEqual(objectsAtAsArray(IndexSet([0, 1, 2])).sorted(), [1, 2, 3])
         XCTAssertNotNil(indexOf(2))
         XCTAssertNotNil(iterator.next())
         let names: [AnyObject] = owner.dogSet.value(forKey: "name")
@@ -894,6 +905,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(dogs, dogs)
         var iterator: RLMIterator<SigDog> = dogs.makeIterator()
         XCTAssertNotNil(iterator.next())
+        let atPositions: [SigDog] = dogs.objects(at: IndexSet([0, 2]))
+        XCTAssertEqual(atPositions.count, 2)
         let total: Int = dogs.sum(ofProperty: "age")
         let oldest: Int? = dogs.max(of: \.age)
         XCTAssertEqual(total, 15)
