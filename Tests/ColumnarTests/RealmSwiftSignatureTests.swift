@@ -139,6 +139,11 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(objectForKey(SigOwner.self, 1)?.name, "Bea")
         XCTAssertNil(objectForKey(SigOwner.self, 9))
         XCTAssertEqual(objects(SigDog.self).count, 1)
+        // objects(_:) takes RealmSwift's RealmFetchable constraint, so code generic over it compiles.
+        func fetchAll<T: RealmFetchable>(_ type: T.Type, from realm: Realm) -> Results<T> { realm.objects(type) }
+        XCTAssertEqual(fetchAll(SigOwner.self, from: realm).count, 3)
+        let storedName: () -> String = SigOwner.className
+        XCTAssertEqual(storedName(), "SigOwner")
 
         beginWrite()
         deleteMap(created.dogMap)
