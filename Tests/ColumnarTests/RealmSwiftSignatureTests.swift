@@ -118,7 +118,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
 
         // write(withoutNotifying:_:) returns the block's result and throws; the result may be discarded.
         let written: Int = try realm.write(withoutNotifying: [NotificationToken]()) { () throws -> Int in
-            XCTAssertTrue(realm.isInWriteTransaction)
+            let isInWriteTransaction: Bool = realm.isInWriteTransaction
+            XCTAssertTrue(isInWriteTransaction)
             return 42
         }
         XCTAssertEqual(written, 42)
@@ -654,6 +655,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(pair?.key, "a")
         XCTAssertEqual(Array(sequence).map(\.value), [1, 2])
 
+        let mergeSequence: ([(key: String, value: Int)], (Int, Int) throws -> Int) throws -> Void = map.merge
+        let mergeMap: (Map<String, Int>, (Int, Int) throws -> Int) throws -> Void = map.merge
         let updateValue: (Int, String) -> Void = map.updateValue(_:forKey:)
         let removeObject: (String) -> Void = map.removeObject(for:)
         let removeAll: () -> Void = map.removeAll
@@ -672,6 +675,12 @@ final class RealmSwiftSignatureTests: RealmTestCase {
             map["d"] = nil
             removeObject("c")
             XCTAssertEqual(map.keys, ["a", "b"])
+            try mergeSequence([(key: "e", value: 6)]) { _, new in new }
+            try mergeMap(other) { old, _ in old }
+            XCTAssertEqual(map["e"], 6)
+            XCTAssertEqual(map["c"], 4)
+            removeObject("e")
+            removeObject("c")
             removeAll()
             XCTAssertEqual(map.count, 0)
         }
