@@ -118,7 +118,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
 
         // write(withoutNotifying:_:) returns the block's result and throws; the result may be discarded.
         let written: Int = try realm.write(withoutNotifying: [NotificationToken]()) { () throws -> Int in
-            XCTAssertTrue(realm.isInWriteTransaction)
+            let isInWriteTransaction: Bool = realm.isInWriteTransaction
+            XCTAssertTrue(isInWriteTransaction)
             return 42
         }
         XCTAssertEqual(written, 42)
@@ -139,6 +140,11 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(objectForKey(SigOwner.self, 1)?.name, "Bea")
         XCTAssertNil(objectForKey(SigOwner.self, 9))
         XCTAssertEqual(objects(SigDog.self).count, 1)
+        // objects(_:) takes RealmSwift's RealmFetchable constraint, so code generic over it compiles.
+        func fetchAll<T: RealmFetchable>(_ type: T.Type, from realm: Realm) -> Results<T> { realm.objects(type) }
+        XCTAssertEqual(fetchAll(SigOwner.self, from: realm).count, 3)
+        let storedName: () -> String = SigOwner.className
+        XCTAssertEqual(storedName(), "SigOwner")
 
         beginWrite()
         deleteMap(created.dogMap)
@@ -159,6 +165,65 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(refresh())
         realm.refresh()   // @discardableResult
         invalidate()
+    }
+
+    // MARK: Realm.Configuration
+
+    func testRealmConfigurationSignatures() throws {
+        // RealmSwift's initialiser without its sync and compaction parameters, labels in its order.
+        let make: (URL?, String?, Data?, Bool, UInt64, MigrationBlock?, Bool, [ObjectBase.Type]?, URL?)
+            -> Realm.Configuration = {
+                Realm.Configuration(fileURL: $0, inMemoryIdentifier: $1, encryptionKey: $2, readOnly: $3,
+                                    schemaVersion: $4, migrationBlock: $5, deleteRealmIfMigrationNeeded: $6,
+                                    objectTypes: $7, seedFilePath: $8)
+            }
+        let defaultConfiguration: Realm.Configuration = Realm.Configuration.defaultConfiguration
+        XCTAssertEqual(defaultConfiguration.fileURL?.lastPathComponent, "default.realm")
+
+        var configuration = make(self.configuration.fileURL, nil, nil, false, 3, nil, false,
+                                 [SigOwner.self, SigDog.self, SigAddress.self], nil)
+        let fileURL: URL? = configuration.fileURL
+        let inMemoryIdentifier: String? = configuration.inMemoryIdentifier
+        let encryptionKey: Data? = configuration.encryptionKey
+        let readOnly: Bool = configuration.readOnly
+        let schemaVersion: UInt64 = configuration.schemaVersion
+        let migrationBlock: MigrationBlock? = configuration.migrationBlock
+        let deleteIfNeeded: Bool = configuration.deleteRealmIfMigrationNeeded
+        let objectTypes: [ObjectBase.Type]? = configuration.objectTypes
+        let seedFilePath: URL? = configuration.seedFilePath
+        let maximumVersions: UInt? = configuration.maximumNumberOfActiveVersions
+        XCTAssertEqual(fileURL, self.configuration.fileURL)
+        XCTAssertNil(inMemoryIdentifier)
+        XCTAssertNil(encryptionKey)
+        XCTAssertFalse(readOnly)
+        XCTAssertEqual(schemaVersion, 3)
+        XCTAssertNil(migrationBlock)
+        XCTAssertFalse(deleteIfNeeded)
+        XCTAssertEqual(objectTypes?.map { $0.className() }, ["SigOwner", "SigDog", "SigAddress"])
+        XCTAssertNil(seedFilePath)
+        XCTAssertNil(maximumVersions)
+
+        // Equatable and CustomStringConvertible, as RealmSwift's Configuration is.
+        let equal: (Realm.Configuration, Realm.Configuration) -> Bool = (==)
+        let description: String = configuration.description
+        XCTAssertTrue(equal(configuration, configuration))
+        XCTAssertTrue(description.hasPrefix("Realm.Configuration {"), description)
+        XCTAssertTrue(description.contains("\tschemaVersion = 3;"), description)
+        let realm = try Realm(configuration: configuration)
+        XCTAssertEqual(realm.configuration, configuration)
+        var newer = configuration
+        newer.schemaVersion = 4
+        XCTAssertNotEqual(newer, configuration)
+
+        // fileURL and inMemoryIdentifier exclude each other: setting one clears the other.
+        configuration.inMemoryIdentifier = "sig"
+        XCTAssertNil(configuration.fileURL)
+        configuration.fileURL = self.configuration.fileURL
+        XCTAssertNil(configuration.inMemoryIdentifier)
+        configuration.maximumNumberOfActiveVersions = 8
+        configuration.readOnly = true
+        XCTAssertEqual(configuration.maximumNumberOfActiveVersions, 8)
+        XCTAssertNotEqual(configuration, realm.configuration, "read-only takes part in equality")
     }
 
     // MARK: Object and EmbeddedObject
@@ -363,6 +428,11 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         negated.negate()
         XCTAssertEqual(negated, -5)
 
+        // Numeric, as RealmSwift declares it: generic numeric code accepts Decimal128.
+        func total<T: Numeric>(_ values: [T]) -> T { values.reduce(.zero, +) }
+        let zero: Decimal128 = .zero
+        XCTAssertEqual(total([value, 2.5, zero]), 12.5)
+
         let encoded = try JSONEncoder().encode([value])
         XCTAssertEqual(try JSONDecoder().decode([Decimal128].self, from: encoded), [value])
     }
@@ -397,6 +467,15 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(isInvalidated)
         XCTAssertTrue(description.contains("Ace"), description)
         XCTAssertEqual(objectsAt(IndexSet([0, 2]))?.map(\.name), ["Rex", "Max"])
+        XCTAssertNil(objectsAt(IndexSet([0, 3])))
+        // RealmSwift's RealmCollection form, chosen where the context asks for an array.
+        let objectsAtAsArray: (IndexSet) -> [SigDog] = list.objects(at:)
+        XCTAssertEqual(objectsAtAsArray(IndexSet([1])).map(\.name), ["Ace"])
+        let unannotated = list.objects(at: IndexSet([0, 3]))
+        XCTAssertTrue(type(of: unannotated) == [SigDog]?.self, "an unannotated call picks the reference's form")
+        XCTAssertNil(unannotated)
+        let elementType: List<SigDog>.ElementType.Type = SigDog.self
+        _ = elementType
         XCTAssertEqual(indexOf(byPosition), 1)
         XCTAssertEqual([startIndex, endIndex, indexAfter(0), indexBefore(2)], [0, 3, 1, 1])
         XCTAssertEqual(iterator.next()?.name, "Rex")
@@ -499,6 +578,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(isInvalidated)
         XCTAssertFalse(description.isEmpty)
         XCTAssertEqual(objectsAt(IndexSet([0, 1, 2]))?.sorted(), [1, 2, 3])
+        let objectsAtAsArray: (IndexSet) -> [Int] = set.objects(at:)
+        XCTAssertEqual(objectsAtAsArray(IndexSet([0, 1, 2])).sorted(), [1, 2, 3])
         XCTAssertNotNil(indexOf(2))
         XCTAssertNotNil(iterator.next())
         let names: [AnyObject] = owner.dogSet.value(forKey: "name")
@@ -574,6 +655,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(pair?.key, "a")
         XCTAssertEqual(Array(sequence).map(\.value), [1, 2])
 
+        let mergeSequence: ([(key: String, value: Int)], (Int, Int) throws -> Int) throws -> Void = map.merge
+        let mergeMap: (Map<String, Int>, (Int, Int) throws -> Int) throws -> Void = map.merge
         let updateValue: (Int, String) -> Void = map.updateValue(_:forKey:)
         let removeObject: (String) -> Void = map.removeObject(for:)
         let removeAll: () -> Void = map.removeAll
@@ -592,6 +675,12 @@ final class RealmSwiftSignatureTests: RealmTestCase {
             map["d"] = nil
             removeObject("c")
             XCTAssertEqual(map.keys, ["a", "b"])
+            try mergeSequence([(key: "e", value: 6)]) { _, new in new }
+            try mergeMap(other) { old, _ in old }
+            XCTAssertEqual(map["e"], 6)
+            XCTAssertEqual(map["c"], 4)
+            removeObject("e")
+            removeObject("c")
             removeAll()
             XCTAssertEqual(map.count, 0)
         }
@@ -830,6 +919,8 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertEqual(dogs, dogs)
         var iterator: RLMIterator<SigDog> = dogs.makeIterator()
         XCTAssertNotNil(iterator.next())
+        let atPositions: [SigDog] = dogs.objects(at: IndexSet([0, 2]))
+        XCTAssertEqual(atPositions.count, 2)
         let total: Int = dogs.sum(ofProperty: "age")
         let oldest: Int? = dogs.max(of: \.age)
         XCTAssertEqual(total, 15)

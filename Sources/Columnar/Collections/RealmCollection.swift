@@ -31,8 +31,9 @@ public protocol RealmCollection: RealmCollectionBase, Equatable where Index == I
     func index(matching predicateFormat: String, _ args: Any...) -> Int?
     /// The position of the first element that satisfies a typed query, or nil.
     func index(matching isIncluded: ((Query<Element>) -> Query<Bool>)) -> Int?
-    // objects(at:) is not a requirement: List and MutableSet return nil for a position out of range, as the
-    // RLMArray reference documents, while Results and LinkingObjects stop, as RealmSwift's do.
+    /// The elements at the given positions, in ascending order of position; a position out of range stops with a
+    /// message. (List and MutableSet also have the RLMArray reference's form, which returns nil instead; see below.)
+    func objects(at indexes: IndexSet) -> [Element]
 
     /// The elements that satisfy a predicate-format string.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
@@ -70,6 +71,14 @@ extension MutableSet: RealmCollection {
     public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool {
         lhs === rhs || CollectionColumn.same(lhs.managed, rhs.managed)
     }
+}
+
+extension RealmCollection {
+    /// RealmSwift's protocol form of `objects(at:)`, for List and MutableSet. Their own `objects(at:)` returns nil
+    /// when a position is out of range, as the RLMArray reference documents; being declared on the classes, it is
+    /// the one an unannotated call picks. This form is chosen where the context asks for `[Element]` (a typed
+    /// constant, code generic over RealmCollection), as RealmSwift's collections answer.
+    public func objects(at indexes: IndexSet) -> [Element] { elements(at: indexes) }
 }
 
 extension Results: RealmCollection {}

@@ -84,3 +84,37 @@ extension Realm {
         }
     }
 }
+
+// RealmSwift's Configuration is Equatable and CustomStringConvertible, and programs compare configurations (to tell
+// whether a Realm was opened with a given one) and print them; both are declared here so that such code compiles.
+
+extension Realm.Configuration: Equatable {
+    /// Whether both configurations open the same Realm the same way: the same file or in-memory identifier,
+    /// encryption key, read-only flag and schema version (the settings RealmSwift compares; blocks cannot be
+    /// compared, and the other settings only matter when a file is first opened or migrated).
+    public static func == (lhs: Realm.Configuration, rhs: Realm.Configuration) -> Bool {
+        lhs.fileURL == rhs.fileURL && lhs.inMemoryIdentifier == rhs.inMemoryIdentifier
+            && lhs.encryptionKey == rhs.encryptionKey && lhs.readOnly == rhs.readOnly
+            && lhs.schemaVersion == rhs.schemaVersion
+    }
+}
+
+extension Realm.Configuration: CustomStringConvertible {
+    /// Every setting on a line of its own, in the layout RealmSwift prints (`Realm.Configuration { … }`).
+    public var description: String {
+        func show(_ value: Any?) -> String { value.map { "\($0)" } ?? "nil" }
+        let settings: [(String, String)] = [
+            ("fileURL", show(fileURL)),
+            ("inMemoryIdentifier", show(inMemoryIdentifier)),
+            ("encryptionKey", encryptionKey == nil ? "nil" : "<\(encryptionKey!.count) bytes>"),
+            ("readOnly", "\(readOnly)"),
+            ("schemaVersion", "\(schemaVersion)"),
+            ("migrationBlock", migrationBlock == nil ? "nil" : "<block>"),
+            ("deleteRealmIfMigrationNeeded", "\(deleteRealmIfMigrationNeeded)"),
+            ("objectTypes", show(objectTypes.map { types in "[" + types.map { "\($0)" }.joined(separator: ", ") + "]" })),
+            ("seedFilePath", show(seedFilePath)),
+            ("maximumNumberOfActiveVersions", show(maximumNumberOfActiveVersions)),
+        ]
+        return "Realm.Configuration {\n" + settings.map { "\t\($0) = \($1);\n" }.joined() + "}"
+    }
+}

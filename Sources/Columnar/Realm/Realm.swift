@@ -144,8 +144,12 @@ public struct Realm: Equatable {
     // MARK: Reading
 
     /// Every object of a class, as live results.
-    public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
-        Results(core: core, binding: try? core.binding(for: type))
+    public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
+        // RealmFetchable is RealmSwift's constraint; the only conforming types Columnar has are model classes.
+        guard let objectType = type as? ObjectBase.Type else {
+            fatalError("Columnar: \(type) is not a model class; only Object subclasses can be listed with objects(_:)")
+        }
+        return Results(core: core, binding: try? core.binding(for: objectType))
     }
 
     /// The object of a class with the given primary key, or nil.

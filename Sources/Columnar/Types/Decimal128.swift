@@ -684,7 +684,10 @@ extension Decimal128: Comparable, Hashable {
 
 // MARK: - Arithmetic
 
-extension Decimal128 {
+// Numeric (and through it AdditiveArithmetic), as RealmSwift declares: generic code over numbers (`reduce(.zero, +)`,
+// `func total<T: Numeric>`) accepts Decimal128. Everything the protocols ask for is below and above: `init?(exactly:)`,
+// `magnitude`, integer literals (which give `zero`), + - * and their compound forms.
+extension Decimal128: Numeric {
     /// Adds two decimal128 values and produces their sum, rounded to 34 significant digits.
     ///
     /// - Parameters:
