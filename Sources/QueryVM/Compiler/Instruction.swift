@@ -72,12 +72,14 @@ public struct Instruction: Sendable {
     /// Rows, RefineRows: the condition's index in `Program.conditions`.
     public var condition = 0
     public var flag = false
-    /// What the operands mean, for `explain`.
-    public var comment: String = ""
+    /// What the operands mean, for `explain`. Made into text only when `explain` asks: formatting the constants
+    /// of every compiled query cost more than running a lookup's program.
+    public var comment: String { describeOperands() }
+    private let describeOperands: @Sendable () -> String
 
-    public init(_ opcode: Opcode, comment: String = "") {
+    public init(_ opcode: Opcode, comment: @autoclosure @escaping @Sendable () -> String = "") {
         self.opcode = opcode
-        self.comment = comment
+        self.describeOperands = comment
     }
 }
 

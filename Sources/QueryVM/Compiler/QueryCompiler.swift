@@ -112,7 +112,8 @@ private struct Emitter {
     }
 
     mutating func emitRows(_ predicate: CheckedPredicate, refine: Bool) {
-        var instruction = Instruction(refine ? .refineRows : .rows, comment: "#\(conditions.count) \(Self.text(predicate))")
+        let condition = conditions.count
+        var instruction = Instruction(refine ? .refineRows : .rows, comment: "#\(condition) \(Self.text(predicate))")
         instruction.condition = conditions.count
         conditions.append(predicate)
         emit(instruction)
@@ -204,11 +205,11 @@ private struct Emitter {
     private func single(_ op: ComparisonOperator, _ constant: ScalarValue, column: columnar_col_id,
                         type: columnar_type, options: ComparisonOptions) -> Instruction? {
         let columnName = model.table(table)?.properties.first { $0.column == column }?.name ?? "column \(column)"
-        let comment = "\(columnName) \(op.rawValue)\(options.spelling) \(Self.describe(constant))"
+        let comment: @Sendable () -> String = { "\(columnName) \(op.rawValue)\(options.spelling) \(Self.describe(constant))" }
         switch type {
         case COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_LINK:
             guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
-            var instruction = Instruction(.compareInt, comment: comment)
+            var instruction = Instruction(.compareInt, comment: comment())
             switch constant {
             case .int(let value) where type == COLUMNAR_TYPE_INT: instruction.constant = .int(value)
             case .bool(let value) where type == COLUMNAR_TYPE_BOOL: instruction.constant = .int(value ? 1 : 0)
@@ -220,7 +221,7 @@ private struct Emitter {
             return instruction
         case COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE:
             guard options.isEmpty, let compare = Self.compareOp(op) else { return nil }
-            var instruction = Instruction(.compareDouble, comment: comment)
+            var instruction = Instruction(.compareDouble, comment: comment())
             switch constant {
             case .int(let value) where value.magnitude <= 1 << 53: instruction.constant = .double(Double(value))
             case .float(let value): instruction.constant = .double(Double(value))
@@ -237,7 +238,7 @@ private struct Emitter {
             case .timestamp, .null: break
             default: return nil
             }
-            var instruction = Instruction(.compareTimestamp, comment: comment)
+            var instruction = Instruction(.compareTimestamp, comment: comment())
             instruction.column = column
             instruction.compare = compare
             instruction.constant = constant
@@ -248,14 +249,14 @@ private struct Emitter {
             case .objectId, .uuid, .null: break
             default: return nil
             }
-            var instruction = Instruction(.compareFixed, comment: comment)
+            var instruction = Instruction(.compareFixed, comment: comment())
             instruction.column = column
             instruction.compare = compare
             instruction.constant = constant
             return instruction
         case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
             guard let stringOp = Self.stringOp(op) else { return nil }
-            var instruction = Instruction(.matchString, comment: comment)
+            var instruction = Instruction(.matchString, comment: comment())
             instruction.column = column
             instruction.stringOp = stringOp
             instruction.options = options
