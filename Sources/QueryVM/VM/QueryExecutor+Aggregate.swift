@@ -51,12 +51,8 @@ extension QueryExecutor {
     /// only those are wanted over the whole table; nil when the index cannot answer.
     private func indexExtremes(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult? {
         let extremes = UInt32(COLUMNAR_AGGREGATE_MIN) | UInt32(COLUMNAR_AGGREGATE_MAX)
-        guard wanted & ~extremes == 0, case .table = program.source, case .constant(true) = program.predicate,
-              type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP else { return nil }
-        var info = columnar_column_info()
-        guard columnar_column_info_get(transaction, program.table, column, &info) == 0, info.ordered_index else {
-            return nil
-        }
+        guard wanted & ~extremes == 0, selectsWholeTable, type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP,
+              orderedIndexColumn(column) != nil else { return nil }
         var result = AggregateResult()
         for maximum in [false, true] where wanted & UInt32(maximum ? COLUMNAR_AGGREGATE_MAX : COLUMNAR_AGGREGATE_MIN) != 0 {
             var value = columnar_value()

@@ -19,14 +19,11 @@ extension QueryExecutor {
     /// filters (the general path gathers values while it scans), the property has no ordered index, or too many
     /// objects would need their values read.
     func indexOrderedKeys(_ key: SortKey) throws -> [Int64]? {
-        guard case .table = program.source, case .constant(true) = program.predicate,
-              let (column, type) = directColumn(key.path),
-              [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING].contains(type)
-        else { return nil }
-        var info = columnar_column_info()
+        guard selectsWholeTable, let (column, type) = directColumn(key.path),
+              [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING].contains(type),
+              let info = orderedIndexColumn(column) else { return nil }
         var table = columnar_table_info()
-        guard columnar_column_info_get(transaction, program.table, column, &info) == 0, info.ordered_index,
-              columnar_table_info_get(transaction, program.table, &table) == 0 else { return nil }
+        guard columnar_table_info_get(transaction, program.table, &table) == 0 else { return nil }
         let objectCount = Int(table.object_count)
         guard let (indexKeys, keys) = try orderedEntries(column: column, expected: objectCount) else { return nil }
 

@@ -223,6 +223,22 @@ public final class QueryExecutor {
     /// Whether the program scans the table (rather than testing candidates one by one).
     public var isScan: Bool { program.instructions.first?.opcode == .scan }
 
+    /// Whether the program selects every object of its table (no filter): then answers can come from a column's
+    /// ordered index alone (extremes, sorted order).
+    var selectsWholeTable: Bool {
+        guard case .table = program.source, case .constant(true) = program.predicate else { return false }
+        return true
+    }
+
+    /// The column's description when it has an ordered search index (see columnar_column_info.ordered_index).
+    func orderedIndexColumn(_ column: columnar_col_id) -> columnar_column_info? {
+        var info = columnar_column_info()
+        guard columnar_column_info_get(transaction, program.table, column, &info) == 0, info.ordered_index else {
+            return nil
+        }
+        return info
+    }
+
     // MARK: One cluster
 
     private func mask(_ level: Int) -> UnsafeMutablePointer<UInt8> { masks + level * maxRows }
