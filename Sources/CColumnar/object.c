@@ -97,7 +97,7 @@ int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const 
     return 0;
 }
 
-static const char *type_name(uint8_t type) {
+const char *cc_type_name(uint8_t type) {
     static const char *names[] = { "invalid", "int", "bool", "float", "double", "string", "binary", "timestamp",
                                    "objectId", "uuid", "decimal128", "link" };
     return type <= COLUMNAR_TYPE_LINK ? names[type] : "invalid";
@@ -117,7 +117,7 @@ int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_c
     }
     if ((uint8_t)value->type != column->type)
         return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not %s", table->name, column->name,
-                        type_name(column->type), type_name((uint8_t)value->type));
+                        cc_type_name(column->type), cc_type_name((uint8_t)value->type));
     *is_null = false;
     columnar_value copy = *value;
     switch (column->type) {
@@ -326,11 +326,20 @@ static int poison_on(columnar_txn *txn, int rc) {
     return rc;
 }
 
+/* A new object takes the table's next key, which the file stores as a signed 64-bit number: once an object has
+ * the largest key (CC_KEY_LIMIT - 1), no key is left above it. */
+static int check_keys_left(columnar_txn *txn, uint32_t table, const cc_tstate *ts) {
+    if (ts->next_key < (uint64_t)CC_KEY_LIMIT) return 0;
+    return cc_error(COLUMNAR_ETOOBIG, 0, "", "table %s has no object key left above %lld: create objects with "
+                    "columnar_obj_create_with_key", cc_table_schema_get(txn, table)->name, (long long)CC_KEY_LIMIT - 1);
+}
+
 int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key *out_key) {
     int rc = cc_txn_check_write(txn);
     if (rc) return rc;
     cc_tstate *ts;
     if ((rc = cc_table_state(txn, table, &ts)) || (rc = check_default_primary_key(txn, table))) return rc;
+    if ((rc = check_keys_left(txn, table, ts))) return rc;
     int64_t key = (int64_t)ts->next_key;
     if ((rc = poison_on(txn, insert_row(txn, table, key)))) return rc;
     *out_key = key;
@@ -340,7 +349,8 @@ int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key
 int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key) {
     int rc = cc_txn_check_write(txn);
     if (rc) return rc;
-    if (key < 0) return CC_MISUSE("object keys are 0 or greater, not %lld", (long long)key);
+    if (key < 0 || key == CC_KEY_LIMIT)
+        return CC_MISUSE("object keys are 0 ... %lld, not %lld", (long long)CC_KEY_LIMIT - 1, (long long)key);
     bool exists;
     if ((rc = columnar_obj_exists(txn, table, key, &exists))) return rc;
     if (exists)
@@ -367,6 +377,7 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     uint8_t cell[16];
     bool is_null;
     if ((rc = cc_value_to_cell(txn, schema, &schema->columns[schema->primary_key], pk, cell, &is_null))) return rc;
+    if ((rc = check_keys_left(txn, table, ts))) return rc;
     int64_t key = (int64_t)ts->next_key;
     /* The row and its index entry may be half made when this fails: the transaction is unusable then. */
     if ((rc = insert_row_with(txn, table, key, cell, is_null))) {
@@ -495,7 +506,7 @@ int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_ke
     int rc = columnar_obj_get(txn, table, key, column, &value);
     if (rc) return rc;
     if (value.type != COLUMNAR_TYPE_INT && value.type != COLUMNAR_TYPE_BOOL && value.type != COLUMNAR_TYPE_LINK)
-        return cc_error(COLUMNAR_ETYPE, 0, "", "column %u holds %s values, not integers", column, type_name(value.type));
+        return cc_error(COLUMNAR_ETYPE, 0, "", "column %u holds %s values, not integers", column, cc_type_name(value.type));
     *out_value = value.is_null ? 0 : value.type == COLUMNAR_TYPE_BOOL ? value.as.b : value.as.i;
     if (out_is_null) *out_is_null = value.is_null;
     return 0;
@@ -580,7 +591,7 @@ int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar
     } else {
         if ((uint8_t)value->type != col->type)
             return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not %s", schema->name, col->name,
-                            type_name(col->type), type_name((uint8_t)value->type));
+                            cc_type_name(col->type), cc_type_name((uint8_t)value->type));
         cc_cell_from_value(col->type, value, cell);
         is_null = false;
     }

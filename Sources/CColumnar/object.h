@@ -12,6 +12,10 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
 /* Finds an object's row for writing (its leaf made private); marks the table dirty. */
 int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_tnode **out_leaf,
                           uint32_t *out_row);
+/* Object keys are below this: the next key, one past the largest, must fit the file's signed 64-bit field. */
+#define CC_KEY_LIMIT INT64_MAX
+/* The name of a column type, for messages ("int", "string", ...). */
+const char *cc_type_name(uint8_t type);
 /* Column of a table, checked: live and visible (user columns), with a message naming it otherwise. */
 int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out);
 /* Checks a value against a column's (or element's) type and nullability; copies its bytes into the arena and

@@ -56,4 +56,34 @@ final class WriteRegressionTests: DatabaseTestCase {
             XCTAssertVerifies(txn)
         }
     }
+
+    /// An object at key INT64_MAX made the table's next key 2^63, which the file's signed field stored as a
+    /// negative number: the committed file then failed to open as corrupt, and the next object got a negative key.
+    /// Keys now stop at INT64_MAX - 1, and a table whose largest key is taken refuses new keys.
+    func testTheLargestObjectKeyLeavesTheFileSound() throws {
+        let (table, column) = try db.write { txn -> (TableID, ColumnID) in
+            let table = try txn.addTable("items")
+            let column = try txn.addColumn(table, "value", COLUMNAR_TYPE_INT)
+            XCTAssertEngineError(COLUMNAR_EMISUSE, try txn.createObject(table, key: Int64.max))
+            try txn.createObject(table, key: Int64.max - 1)
+            try txn.set(table, Int64.max - 1, column, .int(5))
+            XCTAssertEngineError(COLUMNAR_ETOOBIG, try txn.createObject(table))
+            try txn.createObject(table, key: 3)
+            return (table, column)
+        }
+        try reopen()
+        try db.read { txn in
+            XCTAssertEqual(try txn.count(table), 2)
+            XCTAssertEqual(try txn.getInt(table, Int64.max - 1, column), 5)
+            XCTAssertVerifies(txn)
+        }
+        try db.write { txn in
+            XCTAssertEngineError(COLUMNAR_ETOOBIG, try txn.createObject(table))
+            try txn.createObject(table, key: 4)
+        }
+        try db.read { txn in
+            XCTAssertEqual(try txn.count(table), 3)
+            XCTAssertVerifies(txn)
+        }
+    }
 }

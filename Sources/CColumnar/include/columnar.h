@@ -327,16 +327,19 @@ int columnar_column_set_indexed(columnar_txn *txn, columnar_table_id table, colu
 /* Objects                                                                                                      */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-typedef int64_t columnar_key;   /**< object key: 0 ... INT64_MAX, stable for the object's life */
+typedef int64_t columnar_key;   /**< object key: 0 ... INT64_MAX - 1, stable for the object's life */
 
 /** Creates an object with the next unused key (keys are never reused within a table). Every column starts at its
  *  default: null when nullable, else zero / empty; an empty collection.
  *  Errors: COLUMNAR_EMISUSE (read txn), COLUMNAR_ENOTFOUND (table), COLUMNAR_EEXISTS (the table has a primary key
- *  and another object already has the default value there; use columnar_obj_create_with_primary_key). */
+ *  and another object already has the default value there; use columnar_obj_create_with_primary_key),
+ *  COLUMNAR_ETOOBIG (an object has key INT64_MAX - 1, so no key is left above it). */
 int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key *out_key);
-/** Creates an object with the given key. Errors: COLUMNAR_EEXISTS (key in use), COLUMNAR_EMISUSE (key < 0). */
+/** Creates an object with the given key. Errors: COLUMNAR_EEXISTS (key in use), COLUMNAR_EMISUSE (key < 0 or
+ *  key == INT64_MAX). */
 int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key);
-/** Creates an object whose primary key column is set to `pk`. Errors: COLUMNAR_EEXISTS (value in use), ETYPE. */
+/** Creates an object whose primary key column is set to `pk`, with the next unused key. Errors: COLUMNAR_EEXISTS
+ *  (value in use), ETYPE, ETOOBIG (no key left, as columnar_obj_create). */
 int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *pk,
                                          columnar_key *out_key);
 /** Deletes an object: links to it become null and it leaves every list, set and dictionary that held it.
@@ -360,7 +363,6 @@ int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key ke
 /** Fast path for INT/BOOL/LINK columns: *out_value (0 when null) and *out_is_null. */
 int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                          int64_t *out_value, bool *out_is_null);
-
 /** Finds an object whose `column` equals `value` (the search index when the column has one, else a scan).
  *  Sets *out_key, or returns COLUMNAR_ENOTFOUND. */
 int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
