@@ -437,6 +437,27 @@ public final class Transaction {
         return isNull ? nil : value
     }
 
+    /// columnar_obj_get_many, copied into Swift values. A missing object throws; `failedIndex` (when given)
+    /// receives the position the engine reported.
+    public func getMany(_ table: TableID, _ keys: [ObjectKey], _ column: ColumnID,
+                        failedIndex: UnsafeMutablePointer<UInt64>? = nil) throws -> [Value] {
+        var values = [columnar_value](repeating: columnar_value(), count: keys.count)
+        try check(columnar_obj_get_many(handle, table, column, keys, UInt64(keys.count), &values, failedIndex),
+                  "columnar_obj_get_many \(keys.count) objects .\(column)")
+        return values.map(Value.init)
+    }
+
+    /// columnar_obj_get_many_int: the values, nil where null.
+    public func getManyInt(_ table: TableID, _ keys: [ObjectKey], _ column: ColumnID,
+                           failedIndex: UnsafeMutablePointer<UInt64>? = nil) throws -> [Int64?] {
+        var values = [Int64](repeating: -1, count: keys.count)
+        var nulls = [Bool](repeating: false, count: keys.count)
+        try check(columnar_obj_get_many_int(handle, table, column, keys, UInt64(keys.count), &values, &nulls,
+                                            failedIndex),
+                  "columnar_obj_get_many_int \(keys.count) objects .\(column)")
+        return zip(values, nulls).map { $1 ? nil : $0 }
+    }
+
     /// columnar_obj_find_first: nil for COLUMNAR_ENOTFOUND.
     public func findFirst(_ table: TableID, _ column: ColumnID, _ target: Value) throws -> ObjectKey? {
         let type = try target.type ?? columnInfo(table, column).type

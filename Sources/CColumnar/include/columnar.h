@@ -363,6 +363,23 @@ int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key ke
 /** Fast path for INT/BOOL/LINK columns: *out_value (0 when null) and *out_is_null. */
 int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                          int64_t *out_value, bool *out_is_null);
+/** Reads a single-valued column of `count` objects: out_values[i] is what columnar_obj_get gives for keys[i]. The
+ *  keys may come in any order and repeat. Rather than one tree descent per object, the keys are sorted and the
+ *  table is walked once in key order, so reading the objects of a sorted result costs about what reading them in
+ *  key order does. String and binary values point where columnar_obj_get's would.
+ *  Errors: COLUMNAR_ENOTFOUND (table, column, or an object: *out_failed_index, when given, is that key's position;
+ *  UINT64_MAX otherwise), COLUMNAR_EMISUSE (collection column, negative key, NULL arrays with count > 0),
+ *  COLUMNAR_ECORRUPT, -ENOMEM. On an error the contents of out_values are unspecified. */
+int columnar_obj_get_many(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                          const columnar_key *keys, uint64_t count, columnar_value *out_values,
+                          uint64_t *out_failed_index);
+/** columnar_obj_get_many for INT, BOOL and LINK columns into plain arrays: out_values[i] (0 when null, 0 or 1 for
+ *  a bool) and, when out_is_null is not NULL, out_is_null[i]. Errors as columnar_obj_get_many, and COLUMNAR_ETYPE
+ *  for a column of another type. */
+int columnar_obj_get_many_int(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
+                              const columnar_key *keys, uint64_t count, int64_t *out_values, bool *out_is_null,
+                              uint64_t *out_failed_index);
+
 /** Finds an object whose `column` equals `value` (the search index when the column has one, else a scan).
  *  Sets *out_key, or returns COLUMNAR_ENOTFOUND. */
 int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
