@@ -126,7 +126,19 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
 
     /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
     public func value(forKeyPath keyPath: String) -> Any? {
-        CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
+        columnValues(ofProperty: keyPath) ?? CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
+    }
+
+    /// Each object's value of a property stored in its class's own column, as `[Value]` of the property's type,
+    /// read for every object in one engine call (in key order, whatever the results' order); nil for results of
+    /// values, key paths through links, names of no property, and properties without a column (collections,
+    /// linking objects), which are read object by object.
+    private func columnValues(ofProperty name: String) -> Any? {
+        guard !source.holdsValues, !isInvalidated, binding != nil, !name.contains(".") else { return nil }
+        let current = core.requireBinding(for: Self.objectType)
+        guard let index = current.schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
+        return current.info.prototypeCells[index].readManagedColumn(core: core, binding: current,
+                                                                    column: current.columns[index], keys: keys)
     }
 
     /// Sets a property of every object (inside a write transaction).

@@ -48,6 +48,11 @@ class PersistedCellBase {
     /// Reads a managed object's value of this property, type-erased. Uses only the cell's type and declared
     /// attributes, so the cells of a class's schema prototype serve for every object of the class.
     func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any { fatalError("abstract") }
+    /// Reads this property of many managed objects of `binding`'s class at once (`value(forKey:)` on Results), as
+    /// `[Value]` in the order of `keys`; nil for a property without a column of its own (collections, linking
+    /// objects) or when the engine cannot read every object.
+    func readManagedColumn(core: RealmCore, binding: ClassBinding, column: columnar_col_id,
+                           keys: [columnar_key]) -> Any? { fatalError("abstract") }
     /// A new cell of the same value type, part of no object (`object[key] = value` converts values through one).
     func makeScratchCell() -> PersistedCellBase { fatalError("abstract") }
     /// Calls `body` with the unmanaged value as an engine value.
@@ -110,6 +115,13 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
             return reader.managed(for: object, originProperty: origin)
         }
         return object._managedRead(Value.self, column: column)
+    }
+
+    override func readManagedColumn(core: RealmCore, binding: ClassBinding, column: columnar_col_id,
+                                    keys: [columnar_key]) -> Any? {
+        guard originProperty == nil, !Value._isCollection, column != COLUMNAR_NO_COLUMN,
+              let values = core.readColumn(Value.self, binding: binding, column: column, keys: keys) else { return nil }
+        return values
     }
 
     override func withUnmanagedEngineValue<R>(in core: RealmCore,
