@@ -174,16 +174,22 @@ static void scatter(void *to, const void *from, size_t size, uint64_t count, con
     }
 }
 
+/* Reads `column` of the objects `keys` into `output` through `sink`; `integers_only` refuses columns other than
+ * INT, BOOL and LINK (the integer form). */
 static int gather(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const columnar_key *keys,
-                  uint64_t count, gather_sink sink, const gather_output *output, uint64_t *out_failed_index) {
+                  uint64_t count, bool integers_only, gather_sink sink, const gather_output *output,
+                  uint64_t *out_failed_index) {
     if (out_failed_index) *out_failed_index = UINT64_MAX;
-    int rc = cc_txn_check(txn);
-    if (rc) return rc;
     const cc_column *col;
-    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
+    int rc = cc_readable_value_column(txn, table, column, &col);
+    if (rc) return rc;
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
-    if (col->collection != COLUMNAR_COLLECTION_NONE)
-        return CC_MISUSE("%s.%s is a collection: use the columnar_coll_* functions", schema->name, col->name);
+    if (integers_only && col->type != COLUMNAR_TYPE_INT && col->type != COLUMNAR_TYPE_BOOL &&
+        col->type != COLUMNAR_TYPE_LINK)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not integers", schema->name, col->name,
+                        cc_type_name(col->type));
+    if (count && !output->arrays[0])
+        return CC_MISUSE("no room for the values of %llu objects", (unsigned long long)count);
     if (count == 0) return 0;
     if (!keys) return CC_MISUSE("no keys for %llu objects", (unsigned long long)count);
     cc_tstate *ts;
@@ -260,9 +266,8 @@ static void value_sink(void *const arrays[2], uint64_t slot, uint8_t type, const
 int columnar_obj_get_many(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                           const columnar_key *keys, uint64_t count, columnar_value *out_values,
                           uint64_t *out_failed_index) {
-    if (count && !out_values) return CC_MISUSE("no room for the values of %llu objects", (unsigned long long)count);
     gather_output output = { { out_values, NULL }, { sizeof *out_values, 0 }, 1 };
-    return gather(txn, table, column, keys, count, value_sink, &output, out_failed_index);
+    return gather(txn, table, column, keys, count, false, value_sink, &output, out_failed_index);
 }
 
 static void int_sink(void *const arrays[2], uint64_t slot, uint8_t type, const void *cell, bool is_null) {
@@ -276,15 +281,7 @@ static void int_sink(void *const arrays[2], uint64_t slot, uint8_t type, const v
 int columnar_obj_get_many_int(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                               const columnar_key *keys, uint64_t count, int64_t *out_values, bool *out_is_null,
                               uint64_t *out_failed_index) {
-    int rc = cc_txn_check(txn);
-    if (rc) return rc;
-    const cc_column *col;
-    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
-    if (col->type != COLUMNAR_TYPE_INT && col->type != COLUMNAR_TYPE_BOOL && col->type != COLUMNAR_TYPE_LINK)
-        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not integers",
-                        cc_table_schema_get(txn, table)->name, col->name, cc_type_name(col->type));
-    if (count && !out_values) return CC_MISUSE("no room for the values of %llu objects", (unsigned long long)count);
     _Static_assert(sizeof(bool) == 1, "null flags scatter as bytes");
     gather_output output = { { out_values, out_is_null }, { sizeof *out_values, sizeof *out_is_null }, 2 };
-    return gather(txn, table, column, keys, count, int_sink, &output, out_failed_index);
+    return gather(txn, table, column, keys, count, true, int_sink, &output, out_failed_index);
 }

@@ -481,15 +481,21 @@ int columnar_obj_delete(columnar_txn *txn, columnar_table_id table, columnar_key
     return rc;
 }
 
-int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
-                     columnar_value *out) {
+int cc_readable_value_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out) {
     int rc = cc_txn_check(txn);
     if (rc) return rc;
-    const cc_column *col;
-    if ((rc = cc_visible_column(txn, table, column, &col))) return rc;
-    if (col->collection != COLUMNAR_COLLECTION_NONE)
+    if ((rc = cc_visible_column(txn, table, column, out))) return rc;
+    if ((*out)->collection != COLUMNAR_COLLECTION_NONE)
         return CC_MISUSE("%s.%s is a collection: use the columnar_coll_* functions", cc_table_schema_get(txn, table)->name,
-                         col->name);
+                         (*out)->name);
+    return 0;
+}
+
+int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     columnar_value *out) {
+    const cc_column *col;
+    int rc = cc_readable_value_column(txn, table, column, &col);
+    if (rc) return rc;
     cc_tstate *ts;
     cc_rowpos pos;
     if ((rc = cc_obj_find(txn, table, key, &ts, &pos))) return rc;

@@ -18,6 +18,8 @@ int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tst
 const char *cc_type_name(uint8_t type);
 /* Column of a table, checked: live and visible (user columns), with a message naming it otherwise. */
 int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out);
+/* cc_visible_column for reading single values, after checking the transaction: refuses collection columns. */
+int cc_readable_value_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out);
 /* Checks a value against a column's (or element's) type and nullability; copies its bytes into the arena and
  * fills `cell`. */
 int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_column *column,
