@@ -2,12 +2,20 @@
  * gather.c — reading one column of many objects at once (columnar_obj_get_many and its integer form).
  *
  * Objects handed over in an arbitrary order (a sorted Results lists them by value, not by key) would each cost a
- * descent of the table's tree at a random key, a cache miss per level. Instead the keys are sorted once, with
- * their positions, by an LSD radix sort, and the table is walked cluster by cluster in key order: a key inside
- * the current cluster is found by stepping forward from the previous row, and only a key past it seeks the next
- * cluster. The values are written in key order and then scattered back to the caller's positions in one loop,
- * so no load in the walk waits on a random access.
+ * descent of the table's tree at a random key, a cache miss per level. Two ways avoid that, chosen by how the
+ * keys are spread:
+ *
+ * - Keys in a narrow span (its width at most SPAN_KEYS_PER_KEY times their count: a table's keys, or most of them,
+ *   in whatever order a sort put them). The clusters over the span are read once in file order into tables
+ *   indexed by key - lowest key (an integer column a cluster's run of consecutive keys at a time, with the block
+ *   decoder), and each caller position then picks its key's entry: one pass of independent loads, and no sort of
+ *   the keys.
+ * - Other keys. They are sorted once, with their positions, by an LSD radix sort, and the table is walked cluster
+ *   by cluster in key order: a key inside the current cluster is found by stepping forward from the previous row,
+ *   and only a key past it seeks the next cluster. The values are written in key order and then scattered back
+ *   to the caller's positions in one loop, so no load in the walk waits on a random access.
  */
+#include "kernels.h"
 #include "object.h"
 #include "tree.h"
 
@@ -60,60 +68,54 @@ static int compare_pairs(const void *a, const void *b) {
     return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* key_order's entries for keys that are distinct and dense (below 4 x count, as a table's keys are when few of
- * its objects were deleted): each key's position goes into a table indexed by key, which is then read in key
- * order. One pass of random stores instead of a radix sort's passes. Returns false, with `order` unspecified,
- * when the keys are too sparse, a key repeats, or the table cannot be allocated. */
-static bool dense_order(const columnar_key *keys, uint64_t count, uint64_t max_key, unsigned position_bits,
-                        uint64_t *order) {
-    if (count >= UINT32_MAX || max_key / 4 >= count) return false;
-    uint32_t *position_of_key = malloc((max_key + 1) * sizeof *position_of_key);
-    if (!position_of_key) return false;
-    memset(position_of_key, 0xff, (max_key + 1) * sizeof *position_of_key);
+/* What the walk needs to know of the keys, found in one pass that also refuses a negative key. */
+typedef struct key_summary {
+    int64_t low, high;   /* the smallest and largest key */
+    bool ascending;
+} key_summary;
+
+static int summarize_keys(const columnar_key *keys, uint64_t count, key_summary *out) {
+    /* Branch-free: the keys of a sorted result are in random order, so "smaller than the one before" would be a
+     * mispredicted branch every other key. A negative key sets the sign bit of `any_bits`. */
+    int64_t low = keys[0], high = keys[0];
+    uint64_t descents = 0, any_bits = 0;
     for (uint64_t i = 0; i < count; i++) {
-        if (position_of_key[keys[i]] != UINT32_MAX) {
-            free(position_of_key);
-            return false;
-        }
-        position_of_key[keys[i]] = (uint32_t)i;
+        int64_t key = keys[i];
+        any_bits |= (uint64_t)key;
+        descents += i && key < keys[i - 1];
+        low = key < low ? key : low;
+        high = key > high ? key : high;
     }
-    uint64_t n = 0;
-    for (uint64_t key = 0; key <= max_key; key++)
-        if (position_of_key[key] != UINT32_MAX) order[n++] = (key << position_bits) | position_of_key[key];
-    free(position_of_key);
-    return true;
+    if (any_bits >> 63) {
+        uint64_t i = 0;
+        while (keys[i] >= 0) i++;
+        return CC_MISUSE("key %lld at position %llu is negative", (long long)keys[i], (unsigned long long)i);
+    }
+    *out = (key_summary){ low, high, descents == 0 };
+    return 0;
 }
 
 /* The objects in key order. Keys already ascending need no work: the walk reads `keys` itself and *out_order
  * stays NULL. Otherwise *out_order (allocated) holds `count` entries in key order (ties by position), each the
  * key above its caller position: key = entry >> *out_position_bits, position = entry & (2^bits - 1). Both come
- * from one sequential array, so the walk reads nothing at random. */
-static int key_order(const columnar_key *keys, uint64_t count, uint64_t **out_order, unsigned *out_position_bits) {
+ * from one sequential array, so the walk reads nothing at random. Returns 1 when the keys are too large to pack
+ * beside a position (the caller sorts pairs instead). */
+static int key_order(const columnar_key *keys, uint64_t count, const key_summary *summary, uint64_t **out_order,
+                     unsigned *out_position_bits) {
     *out_order = NULL;
     *out_position_bits = 0;
-    bool ascending = true;
-    int64_t max_key = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        if (keys[i] < 0) return CC_MISUSE("key %lld at position %llu is negative", (long long)keys[i],
-                                          (unsigned long long)i);
-        if (i && keys[i] < keys[i - 1]) ascending = false;
-        if (keys[i] > max_key) max_key = keys[i];
-    }
-    if (ascending) return 0;
-    unsigned position_bits = bit_width(count - 1), key_bits = bit_width((uint64_t)max_key);
-    if (position_bits + key_bits > 64)
-        return 1;   /* keys too large to pack beside a position: the caller sorts pairs instead */
+    if (summary->ascending) return 0;
+    unsigned position_bits = bit_width(count - 1), key_bits = bit_width((uint64_t)summary->high);
+    if (position_bits + key_bits > 64) return 1;
     uint64_t *order = malloc(count * sizeof *order), *scratch = malloc(count * sizeof *scratch);
     if (!order || !scratch) {
         free(order);
         free(scratch);
         return -ENOMEM;
     }
-    if (!dense_order(keys, count, (uint64_t)max_key, position_bits, order)) {
-        for (uint64_t i = 0; i < count; i++) order[i] = ((uint64_t)keys[i] << position_bits) | i;
-        /* By the key bits only: the entries start in position order and the sort is stable, so ties stay in it. */
-        radix_sort(order, scratch, count, position_bits, position_bits + key_bits);
-    }
+    for (uint64_t i = 0; i < count; i++) order[i] = ((uint64_t)keys[i] << position_bits) | i;
+    /* By the key bits only: the entries start in position order and the sort is stable, so ties stay in it. */
+    radix_sort(order, scratch, count, position_bits, position_bits + key_bits);
     free(scratch);
     *out_order = order;
     *out_position_bits = position_bits;
@@ -174,30 +176,39 @@ static void scatter(void *to, const void *from, size_t size, uint64_t count, con
     }
 }
 
-/* Reads `column` of the objects `keys` into `output` through `sink`; `integers_only` refuses columns other than
- * INT, BOOL and LINK (the integer form). */
-static int gather(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const columnar_key *keys,
-                  uint64_t count, bool integers_only, gather_sink sink, const gather_output *output,
-                  uint64_t *out_failed_index) {
-    if (out_failed_index) *out_failed_index = UINT64_MAX;
+/* One call's request, checked: which column of which objects goes where. */
+typedef struct gather_job {
+    columnar_txn *txn;
+    const cc_table_schema *schema;
     const cc_column *col;
-    int rc = cc_readable_value_column(txn, table, column, &col);
-    if (rc) return rc;
-    const cc_table_schema *schema = cc_table_schema_get(txn, table);
-    if (integers_only && col->type != COLUMNAR_TYPE_INT && col->type != COLUMNAR_TYPE_BOOL &&
-        col->type != COLUMNAR_TYPE_LINK)
-        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not integers", schema->name, col->name,
-                        cc_type_name(col->type));
-    if (count && !output->arrays[0])
-        return CC_MISUSE("no room for the values of %llu objects", (unsigned long long)count);
-    if (count == 0) return 0;
-    if (!keys) return CC_MISUSE("no keys for %llu objects", (unsigned long long)count);
-    cc_tstate *ts;
-    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    uint32_t column;
+    const cc_child *root;
+    const columnar_key *keys;
+    uint64_t count;
+    bool integers_only;
+    gather_sink sink;
+    const gather_output *output;
+    uint64_t *out_failed_index;
+} gather_job;
+
+static int not_found(const gather_job *job, int64_t key, uint64_t position) {
+    if (job->out_failed_index) *job->out_failed_index = position;
+    return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld (position %llu)",
+                    job->schema->name, (long long)key, (unsigned long long)position);
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Keys spread wide: sorted, then the table walked in key order                                                 */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+static int gather_in_key_order(const gather_job *job, const key_summary *summary) {
+    const columnar_key *keys = job->keys;
+    uint64_t count = job->count;
+    const gather_output *output = job->output;
     uint64_t *order = NULL;
     int64_t (*pairs)[2] = NULL;
     unsigned position_bits = 0;
-    rc = key_order(keys, count, &order, &position_bits);
+    int rc = key_order(keys, count, summary, &order, &position_bits);
     if (rc == 1) rc = pair_order(keys, count, &pairs);
     if (rc) return rc;
     /* Out of the caller's order, values are written in key order to scratch arrays and scattered at the end:
@@ -218,11 +229,8 @@ static int gather(columnar_txn *txn, columnar_table_id table, columnar_col_id co
     for (uint64_t n = 0; n < count; n++) {
         int64_t key = order ? (int64_t)(order[n] >> position_bits) : pairs ? pairs[n][0] : keys[n];
         if (!cluster.found || key < cluster_first || key > cluster_last) {
-            if ((rc = cc_tree_seek_cluster(txn, &ts->root, key, &cluster))) break;
-            if (!cluster.found || (cluster.leaf ? cluster.leaf->count : cluster.keys.count) == 0) {
-                cluster.found = false;
-                rc = COLUMNAR_ENOTFOUND;
-            } else {
+            if ((rc = cc_tree_seek_cluster(job->txn, job->root, key, &cluster))) break;
+            if (cluster.found) {
                 cluster_first = cluster.leaf ? (int64_t)cluster.leaf->keys[0] : cc_node_int_at(&cluster.keys, 0);
                 cluster_last = cluster_last_key(&cluster);
                 next_row = 0;
@@ -230,20 +238,17 @@ static int gather(columnar_txn *txn, columnar_table_id table, columnar_col_id co
         }
         bool found = false;
         uint32_t row = 0;
-        if (rc == 0) row = row_in_cluster(&cluster, key, next_row, &found);
+        if (cluster.found) row = row_in_cluster(&cluster, key, next_row, &found);
         if (!found) {
-            uint64_t position = order ? order[n] & mask : pairs ? (uint64_t)pairs[n][1] : n;
-            if (out_failed_index) *out_failed_index = position;
-            rc = cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld (position %llu)",
-                          schema->name, (long long)key, (unsigned long long)position);
+            rc = not_found(job, key, order ? order[n] & mask : pairs ? (uint64_t)pairs[n][1] : n);
             break;
         }
         next_row = row;
         cc_rowpos pos = { cluster.leaf, cluster.cluster_ref, row };
         uint8_t cell[16];
         bool is_null;
-        if ((rc = cc_row_get(txn, schema, &pos, column, cell, &is_null))) break;
-        sink(targets, n, col->type, cell, is_null);
+        if ((rc = cc_row_get(job->txn, job->schema, &pos, job->column, cell, &is_null))) break;
+        job->sink(targets, n, job->col->type, cell, is_null);
     }
     if (rc == 0 && permuted) {
         for (unsigned a = 0; a < output->array_count; a++)
@@ -257,6 +262,216 @@ done:
     free(order);
     free(pairs);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Keys in a narrow span: tables indexed by key                                                                 */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* The widest span, per key asked for, read into tables rather than sorting the keys. A sorted table's keys have
+ * a span equal to their count (wider only by the keys of deleted objects); reading four times as many rows as
+ * asked for in file order, with no per-key search, still costs less than a sort of the keys and a scatter. */
+#define SPAN_KEYS_PER_KEY 4u
+
+/* What the span's objects hold, in tables indexed by key - low: the values (as the sink writes them; the integer
+ * form's nulls go in `state` only) and the state of each key. */
+enum { SPAN_ABSENT = 0, SPAN_VALUE = 1, SPAN_NULL = 2 };
+typedef struct span_tables {
+    int64_t low, high;
+    void *values;
+    uint8_t *state;   /* SPAN_ABSENT for keys with no object */
+} span_tables;
+
+/* The column leaf of a committed cluster, opened once for all its rows. `stored` is false when the cluster keeps
+ * no leaf for the column (a column added after the cluster was written): every row holds the default. */
+typedef struct cluster_column {
+    bool stored;
+    cc_leaf leaf;
+} cluster_column;
+
+static int open_cluster_column(const gather_job *job, const cc_cluster_pos *cluster, cluster_column *out) {
+    out->stored = false;
+    cc_node node;
+    int rc = cc_node_read(job->txn, cluster->cluster_ref, CF_ROLE_CLUSTER, &node);
+    if (rc) return rc;
+    uint64_t leaf_ref = job->column + 1 < node.count ? cc_node_ref_at(&node, job->column + 1) : 0;
+    if (!leaf_ref) return 0;
+    if ((rc = cc_leaf_open(job->txn, leaf_ref, job->col->type, job->col->collection, &out->leaf))) return rc;
+    if (out->leaf.count < cluster->keys.count)
+        return CC_CORRUPT(leaf_ref, "column leaf at %llu has %u values, fewer than its cluster's %llu rows",
+                          (unsigned long long)leaf_ref, out->leaf.count, (unsigned long long)cluster->keys.count);
+    out->stored = true;
+    return 0;
+}
+
+/* Rows [from, from + rows) of an integer column leaf, whose keys run from `first_key` without a gap, decoded in
+ * blocks straight into the span's tables (the integer form: values, 0 for a null). */
+static void decode_run(const cc_leaf *leaf, uint8_t type, uint64_t from, uint64_t rows, int64_t first_key,
+                       span_tables *tables) {
+    uint64_t at = (uint64_t)(first_key - tables->low);
+    int64_t *values = (int64_t *)tables->values + at;
+    uint8_t *state = tables->state + at;
+    cc_unpack_ints(leaf->values.payload, leaf->values.width, from, rows, values);
+    if (type == COLUMNAR_TYPE_BOOL)
+        for (uint64_t i = 0; i < rows; i++) values[i] = values[i] != 0;
+    if (leaf->nulls.ref) {
+        cc_unpack_flags(leaf->nulls.payload, leaf->nulls.width, from, rows, state);   /* 1 for a null */
+        for (uint64_t i = 0; i < rows; i++) {
+            values[i] = state[i] ? 0 : values[i];
+            state[i] = (uint8_t)(SPAN_VALUE + state[i]);
+        }
+    } else {
+        memset(state, SPAN_VALUE, rows);
+    }
+}
+
+/* Reads the rows of one cluster whose keys lie in the span. Every key is checked against the span before it
+ * indexes a table, so a cluster whose keys are out of order (a damaged file) cannot write outside them. */
+static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *cluster, span_tables *tables) {
+    uint64_t rows = cluster->leaf ? cluster->leaf->count : cluster->keys.count;
+    cluster_column committed = { .stored = false };
+    uint64_t from = 0;
+    if (!cluster->leaf) {
+        int rc = open_cluster_column(job, cluster, &committed);
+        if (rc) return rc;
+        const cc_node *keys = &cluster->keys;
+        if (cc_node_int_at(keys, 0) < tables->low) from = cc_packed_lower_bound(keys, tables->low);
+        /* An integer column whose rows in the span have keys without a gap (no object of the cluster deleted) is
+         * decoded as one block. */
+        uint64_t to = cc_node_int_at(keys, rows - 1) <= tables->high ? rows
+                      : cc_packed_lower_bound(keys, tables->high + 1);   /* high < the last key <= INT64_MAX */
+        if (job->integers_only && committed.stored && to > from) {
+            int64_t first_key = cc_node_int_at(keys, from), last_key = cc_node_int_at(keys, to - 1);
+            if (first_key >= tables->low && last_key <= tables->high && last_key >= first_key &&
+                (uint64_t)(last_key - first_key) == to - from - 1) {
+                decode_run(&committed.leaf, job->col->type, from, to - from, first_key, tables);
+                return 0;
+            }
+        }
+    }
+    bool nullable = (job->col->flags & CF_COL_FLAG_NULLABLE) != 0;
+    for (uint64_t row = from; row < rows; row++) {
+        int64_t key = cluster->leaf ? (int64_t)cluster->leaf->keys[row] : cc_node_int_at(&cluster->keys, row);
+        if (key > tables->high) break;
+        if (key < tables->low) continue;
+        uint8_t cell[16];
+        bool is_null;
+        int rc = 0;
+        if (cluster->leaf) {
+            cc_rowpos pos = { cluster->leaf, 0, (uint32_t)row };
+            rc = cc_row_get(job->txn, job->schema, &pos, job->column, cell, &is_null);
+        } else if (committed.stored) {
+            rc = cc_leaf_get(&committed.leaf, (uint32_t)row, cell, &is_null);
+        } else {
+            memset(cell, 0, sizeof cell);
+            is_null = nullable;
+        }
+        if (rc) return rc;
+        uint64_t slot = (uint64_t)(key - tables->low);
+        void *arrays[2] = { tables->values, NULL };
+        job->sink(arrays, slot, job->col->type, cell, is_null);
+        tables->state[slot] = is_null ? SPAN_NULL : SPAN_VALUE;
+    }
+    return 0;
+}
+
+/* Copies, for each caller position i, the table entries of keys[i] to the caller's arrays, in one pass of
+ * independent loads. Returns whether every key has an object (checked without a branch per key). */
+static bool pick(const gather_job *job, const span_tables *tables) {
+    const columnar_key *keys = job->keys;
+    uint64_t count = job->count;
+    int64_t low = tables->low;
+    const uint8_t *state = tables->state;
+    uint8_t absent = 0;
+    if (job->integers_only) {
+        const int64_t *values = tables->values;
+        int64_t *out = job->output->arrays[0];
+        bool *out_is_null = job->output->arrays[1];
+        if (out_is_null) {
+            for (uint64_t i = 0; i < count; i++) {
+                uint64_t slot = (uint64_t)(keys[i] - low);
+                uint8_t s = state[slot];
+                out[i] = values[slot];
+                out_is_null[i] = s == SPAN_NULL;
+                absent |= s == SPAN_ABSENT;
+            }
+        } else {
+            for (uint64_t i = 0; i < count; i++) {
+                uint64_t slot = (uint64_t)(keys[i] - low);
+                out[i] = values[slot];
+                absent |= state[slot] == SPAN_ABSENT;
+            }
+        }
+    } else {
+        const columnar_value *values = tables->values;
+        columnar_value *out = job->output->arrays[0];
+        for (uint64_t i = 0; i < count; i++) {
+            uint64_t slot = (uint64_t)(keys[i] - low);
+            out[i] = values[slot];
+            absent |= state[slot] == SPAN_ABSENT;
+        }
+    }
+    return !absent;
+}
+
+/* Returns -ENOMEM, having written nothing, when the tables cannot be allocated (the caller walks instead). */
+static int gather_span(const gather_job *job, const key_summary *summary) {
+    uint64_t span = (uint64_t)summary->high - (uint64_t)summary->low + 1;
+    span_tables tables = { summary->low, summary->high, malloc(span * job->output->element_size[0]), calloc(span, 1) };
+    int rc = tables.values && tables.state ? 0 : -ENOMEM;
+    /* The clusters over the span, each read once: a seek from the key after the last cluster's last key. */
+    int64_t next = summary->low;
+    while (rc == 0) {
+        cc_cluster_pos cluster;
+        if ((rc = cc_tree_seek_cluster(job->txn, job->root, next, &cluster)) || !cluster.found) break;
+        if ((rc = read_cluster_into_span(job, &cluster, &tables))) break;
+        int64_t last = cluster_last_key(&cluster);   /* >= next: a seek finds a cluster holding a key >= next */
+        if (last >= summary->high) break;
+        next = last + 1;
+    }
+    if (rc == 0 && !pick(job, &tables)) {
+        uint64_t i = 0;
+        while (tables.state[job->keys[i] - summary->low] != SPAN_ABSENT) i++;
+        rc = not_found(job, job->keys[i], i);
+    }
+    free(tables.values);
+    free(tables.state);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* The calls                                                                                                    */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Reads `column` of the objects `keys` into `output` through `sink`; `integers_only` refuses columns other than
+ * INT, BOOL and LINK (the integer form). */
+static int gather(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const columnar_key *keys,
+                  uint64_t count, bool integers_only, gather_sink sink, const gather_output *output,
+                  uint64_t *out_failed_index) {
+    if (out_failed_index) *out_failed_index = UINT64_MAX;
+    const cc_column *col;
+    int rc = cc_readable_value_column(txn, table, column, &col);
+    if (rc) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (integers_only && col->type != COLUMNAR_TYPE_INT && col->type != COLUMNAR_TYPE_BOOL &&
+        col->type != COLUMNAR_TYPE_LINK)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not integers", schema->name, col->name,
+                        cc_type_name(col->type));
+    if (count && !output->arrays[0])
+        return CC_MISUSE("no room for the values of %llu objects", (unsigned long long)count);
+    if (count == 0) return 0;
+    if (!keys) return CC_MISUSE("no keys for %llu objects", (unsigned long long)count);
+    cc_tstate *ts;
+    if ((rc = cc_table_state(txn, table, &ts))) return rc;
+    key_summary summary;
+    if ((rc = summarize_keys(keys, count, &summary))) return rc;
+    gather_job job = { txn, schema, col, column, &ts->root, keys, count, integers_only, sink, output,
+                       out_failed_index };
+    if (((uint64_t)summary.high - (uint64_t)summary.low) / SPAN_KEYS_PER_KEY < count) {
+        rc = gather_span(&job, &summary);
+        if (rc != -ENOMEM) return rc;
+    }
+    return gather_in_key_order(&job, &summary);
 }
 
 static void value_sink(void *const arrays[2], uint64_t slot, uint8_t type, const void *cell, bool is_null) {

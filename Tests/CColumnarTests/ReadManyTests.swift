@@ -135,3 +135,124 @@ final class ReadManyTests: DatabaseTestCase {
         }
     }
 }
+
+/// Keys that lie in a span at most four times as wide as their count (a sorted table's keys) are read into tables
+/// indexed by key: integer columns a cluster's run of consecutive keys at a time, other columns and clusters with
+/// gaps row by row. These tests aim at that path: whole clusters, spans that start and end inside a cluster, a
+/// column added after some clusters were written, nulls, gaps left by deletions, private clusters and missing keys.
+final class ReadManySpanTests: DatabaseTestCase {
+    override var databaseName: String { "read-many-span" }
+    override var clusterSize: UInt32 { 32 }
+
+    private struct Columns {
+        let table: TableID
+        let count: ColumnID
+        let flag: ColumnID
+        let label: ColumnID
+        var late: ColumnID? = nil
+        var all: [ColumnID] { [count, flag, label] + (late.map { [$0] } ?? []) }
+        var integers: [ColumnID] { [count, flag] + (late.map { [$0] } ?? []) }
+    }
+
+    /// 2,000 objects with keys 0 ..< 2,000 and no gaps; `count` null for every fifth object.
+    private func makeTable(_ generator: inout SeededGenerator) throws -> Columns {
+        try db.write { txn -> Columns in
+            let table = try txn.addTable("span")
+            let count = try txn.addColumn(table, "count", COLUMNAR_TYPE_INT, nullable: true)
+            let flag = try txn.addColumn(table, "flag", COLUMNAR_TYPE_BOOL)
+            let label = try txn.addColumn(table, "label", COLUMNAR_TYPE_STRING, nullable: true)
+            for index in 0 ..< 2_000 {
+                let key = try txn.createObject(table)
+                if index % 5 != 0 {
+                    try txn.set(table, key, count, .int(Int64.random(in: -(1 << 40) ... 1 << 40, using: &generator)))
+                }
+                try txn.set(table, key, flag, .bool(Bool.random(using: &generator)))
+                if index % 3 != 0 { try txn.set(table, key, label, .string("label \(index)")) }
+            }
+            return Columns(table: table, count: count, flag: flag, label: label)
+        }
+    }
+
+    private func spans(_ keys: [ObjectKey], _ generator: inout SeededGenerator) -> [(String, [ObjectKey])] {
+        let middle = Array(keys[317 ..< 1_411])   // starts and ends inside a 32-row cluster
+        return [
+            ("every object, shuffled", keys.shuffled(using: &generator)),
+            ("every object, in key order", keys),
+            ("a middle range, shuffled", middle.shuffled(using: &generator)),
+            ("a middle range with repeats", (0 ..< 900).map { _ in middle.randomElement(using: &generator)! }),
+            ("a quarter, spread over the table", keys.shuffled(using: &generator).prefix(keys.count / 4 + 1).map { $0 }),
+        ]
+    }
+
+    private func assertSpansMatch(_ txn: Transaction, _ columns: Columns, _ keys: [ObjectKey],
+                                  _ generator: inout SeededGenerator, _ phase: String) throws {
+        for (name, asked) in spans(keys, &generator) {
+            for column in columns.all {
+                let expected = try asked.map { try txn.get(columns.table, $0, column) }
+                XCTAssertEqual(try txn.getMany(columns.table, asked, column), expected, "\(phase), \(name), \(column)")
+            }
+            for column in columns.integers {
+                let expected = try asked.map { try txn.getInt(columns.table, $0, column) }
+                XCTAssertEqual(try txn.getManyInt(columns.table, asked, column), expected,
+                               "\(phase), \(name), int form, \(column)")
+            }
+        }
+    }
+
+    func testReadingASpanMatchesReadingEachObject() throws {
+        var generator = makeSeededGenerator()
+        var columns = try makeTable(&generator)
+        var keys = try db.read { txn in try txn.keys(columns.table) }
+        XCTAssertEqual(keys, Array(ObjectKey(0) ..< 2_000), "the keys this test assumes")
+        try db.read { txn in try assertSpansMatch(txn, columns, keys, &generator, "committed, no gaps") }
+
+        // A column added now: the clusters already written store no leaf for it, so every row reads the default.
+        columns.late = try db.write { txn in try txn.addColumn(columns.table, "late", COLUMNAR_TYPE_INT, nullable: true) }
+        try db.write { txn in
+            for key in keys.prefix(100) { try txn.set(columns.table, key, columns.late!, .int(key * 3)) }
+        }
+        try db.read { txn in try assertSpansMatch(txn, columns, keys, &generator, "with a late column") }
+
+        // Gaps: deleted objects leave clusters whose keys do not run without a break.
+        try db.write { txn in
+            for key in stride(from: ObjectKey(5), to: 2_000, by: 11) { try txn.deleteObject(columns.table, key) }
+        }
+        keys = try db.read { txn in try txn.keys(columns.table) }
+        try db.read { txn in try assertSpansMatch(txn, columns, keys, &generator, "with gaps") }
+
+        // Inside a write: private clusters among committed ones.
+        try db.write { txn in
+            for _ in 0 ..< 150 {
+                let key = keys.randomElement(using: &generator)!
+                try txn.set(columns.table, key, columns.count, .null)
+                try txn.set(columns.table, key, columns.flag, .bool(true))
+            }
+            try assertSpansMatch(txn, columns, keys, &generator, "inside a write")
+        }
+    }
+
+    func testAMissingKeyInsideTheSpanIsReportedWithItsPosition() throws {
+        var generator = makeSeededGenerator()
+        let columns = try makeTable(&generator)
+        try db.write { txn in try txn.deleteObject(columns.table, 1_234) }
+        try db.read { txn in
+            var asked = Array(ObjectKey(0) ..< 2_000).filter { $0 != 1_234 }.shuffled(using: &generator)
+            asked.insert(1_234, at: 999)
+            for column in columns.all {
+                var failed: UInt64 = 0
+                XCTAssertEngineError(COLUMNAR_ENOTFOUND,
+                                     try txn.getMany(columns.table, asked, column, failedIndex: &failed))
+                XCTAssertEqual(failed, 999, "the position of the deleted object, column \(column)")
+            }
+            var failed: UInt64 = 0
+            XCTAssertEngineError(COLUMNAR_ENOTFOUND,
+                                 try txn.getManyInt(columns.table, asked, columns.count, failedIndex: &failed))
+            XCTAssertEqual(failed, 999, "the position of the deleted object, int form")
+            // A key past the last object, inside the span of the others.
+            failed = 0
+            XCTAssertEngineError(COLUMNAR_ENOTFOUND,
+                                 try txn.getManyInt(columns.table, [10, 2_000, 11], columns.count, failedIndex: &failed))
+            XCTAssertEqual(failed, 1, "the position of the key past the last object")
+        }
+    }
+}
