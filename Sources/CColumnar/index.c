@@ -15,6 +15,7 @@
  *   under INT64_MIN. An ordered index's rows have a third column, how many further keys the row lists, so a
  *   range is counted without opening its lists.
  */
+#include "kernels.h"
 #include "object.h"
 
 #include <errno.h>
@@ -833,6 +834,68 @@ static int sink_entry(void *context, int64_t key) {
     return 0;
 }
 
+/* Row `row` of the walk's current cluster when it lists several objects: all of them, in key order. */
+static int several_entries(const index_walk *w, uint32_t row, entry_sink *sink) {
+    size_t start = sink->count;
+    int rc = visit_row_keys(w, row, sink_entry, sink);
+    if (rc) return rc;
+    /* Further keys are listed in the order they were filed: put the row's objects in key order. */
+    if (sink->count <= sink->capacity)
+        qsort(sink->keys + start, sink->count - start, sizeof *sink->keys, compare_keys);
+    return 0;
+}
+
+/* The entries of the walk's current cluster, row by row (any cluster: private, or with nulls in its columns). */
+static int ordered_entries_of_cluster(const index_walk *w, cluster_ints *firsts, cluster_ints *counts,
+                                      entry_sink *sink) {
+    int rc;
+    for (uint32_t row = w->from; row < w->to; row++) {
+        sink->index_key = cluster_key(&w->cluster, row);
+        uint64_t further;
+        if ((rc = row_more_count(w, counts, row, &further))) return rc;
+        if (further) {
+            if ((rc = several_entries(w, row, sink))) return rc;
+            continue;
+        }
+        int64_t first;
+        bool is_null;
+        if ((rc = cluster_ints_get(firsts, row, &first, &is_null))) return rc;
+        if (is_null)
+            return CC_CORRUPT(w->cluster.cluster_ref, "an ordered index row at %llu has no object",
+                              (unsigned long long)w->cluster.cluster_ref);
+        sink_entry(sink, first);
+    }
+    return 0;
+}
+
+/* The same for a committed cluster whose first-key and count columns are packed ints without nulls: the index
+ * keys and both columns are decoded a block of rows at a time, and a row that lists one object (almost every row)
+ * costs a test of its count and two stores. */
+static int ordered_entries_of_packed_cluster(const index_walk *w, const cluster_ints *firsts,
+                                             const cluster_ints *counts, entry_sink *sink) {
+    int64_t index_keys[CC_BLOCK_ROWS], first_keys[CC_BLOCK_ROWS], further[CC_BLOCK_ROWS];
+    const cc_node *keys = &w->cluster.keys;
+    for (uint32_t at = w->from; at < w->to; at += CC_BLOCK_ROWS) {
+        uint32_t rows = w->to - at < CC_BLOCK_ROWS ? w->to - at : CC_BLOCK_ROWS;
+        cc_unpack_ints(keys->payload, keys->width, at, rows, index_keys);
+        cc_unpack_ints(firsts->leaf.values.payload, firsts->leaf.values.width, at, rows, first_keys);
+        cc_unpack_ints(counts->leaf.values.payload, counts->leaf.values.width, at, rows, further);
+        for (uint32_t i = 0; i < rows; i++) {
+            sink->index_key = index_keys[i];
+            if (further[i] == 0) {
+                sink_entry(sink, first_keys[i]);
+                continue;
+            }
+            if (further[i] < 0)
+                return CC_CORRUPT(w->cluster.cluster_ref, "an ordered index row at %llu counts %lld further objects",
+                                  (unsigned long long)w->cluster.cluster_ref, (long long)further[i]);
+            int rc = several_entries(w, at + i, sink);
+            if (rc) return rc;
+        }
+    }
+    return 0;
+}
+
 int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                                    int64_t *out_index_keys, columnar_key *out_keys, size_t capacity,
                                    size_t *out_count) {
@@ -850,25 +913,9 @@ int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, c
     while (!(rc = index_walk_next(&w, &more)) && more) {
         cluster_ints firsts, counts;
         if ((rc = cluster_ints_open(&w, 0, &firsts)) || (rc = cluster_ints_open(&w, 2, &counts))) return rc;
-        for (uint32_t row = w.from; row < w.to; row++) {
-            sink.index_key = cluster_key(&w.cluster, row);
-            uint64_t further;
-            if ((rc = row_more_count(&w, &counts, row, &further))) return rc;
-            if (further == 0) {
-                int64_t first;
-                bool is_null;
-                if ((rc = cluster_ints_get(&firsts, row, &first, &is_null))) return rc;
-                if (is_null)
-                    return CC_CORRUPT(w.cluster.cluster_ref, "an ordered index row at %llu has no object",
-                                      (unsigned long long)w.cluster.cluster_ref);
-                if ((rc = sink_entry(&sink, first))) return rc;
-                continue;
-            }
-            size_t start = sink.count;
-            if ((rc = visit_row_keys(&w, row, sink_entry, &sink))) return rc;
-            /* Further keys are listed in the order they were filed: put the row's objects in key order. */
-            if (sink.count <= capacity) qsort(out_keys + start, sink.count - start, sizeof *out_keys, compare_keys);
-        }
+        if (firsts.packed && counts.packed) rc = ordered_entries_of_packed_cluster(&w, &firsts, &counts, &sink);
+        else rc = ordered_entries_of_cluster(&w, &firsts, &counts, &sink);
+        if (rc) return rc;
     }
     if (rc) return rc;
     *out_count = sink.count;

@@ -26,13 +26,15 @@ extension QueryExecutor {
         guard columnar_table_info_get(transaction, program.table, &table) == 0 else { return nil }
         let objectCount = Int(table.object_count)
         guard let (indexKeys, keys) = try orderedEntries(column: column, expected: objectCount) else { return nil }
+        // The index's object keys, consumed so that reordering runs below changes them in place instead of copying.
+        var order = consume keys
 
         // Runs of entries whose keys may hide different values, and the start of every group of equal values.
         // (A string's run key is its six-byte prefix: the key without its 16 hash bits.)
+        // Only a descending sort needs the groups: an ascending one is `order` itself.
         let runShift: Int64 = type == COLUMNAR_TYPE_STRING ? 16 : 0
-        var order = keys
-        var groupStarts: [Int] = []
-        groupStarts.reserveCapacity(objectCount)
+        var groupStarts: [Int]? = key.ascending ? nil : []
+        groupStarts?.reserveCapacity(objectCount)
         var inexactObjects = 0
         var start = 0
         while start < objectCount {
@@ -44,11 +46,11 @@ extension QueryExecutor {
                 if inexactObjects > objectCount / Self.indexOrderInexactShareLimit { return nil }
                 try orderRunByValue(&order, start..<end, column: column, groupStarts: &groupStarts)
             } else {
-                groupStarts.append(start)   // one value: a string run of one, or equal exact keys
+                groupStarts?.append(start)   // one value: a string run of one, or equal exact keys
             }
             start = end
         }
-        guard !key.ascending else { return order }
+        guard let groupStarts else { return order }
         // Descending: the groups in reverse, each keeping its objects in key order (the sort stays stable).
         var descending: [Int64] = []
         descending.reserveCapacity(objectCount)
@@ -65,11 +67,21 @@ extension QueryExecutor {
     private func orderedEntries(column: columnar_col_id, expected: Int) throws -> ([Int64], [Int64])? {
         var capacity = expected
         while true {
-            var indexKeys = [Int64](repeating: 0, count: capacity)
-            var keys = [Int64](repeating: 0, count: capacity)
+            // Uninitialized: the walk writes every entry it reports (zero-filling 16 bytes an object first would cost
+            // a tenth of the walk).
             var count = 0
-            try check(columnar_index_ordered_entries(transaction, program.table, column, &indexKeys, &keys, capacity,
-                                                     &count))
+            var status = COLUMNAR_OK
+            var keys: [Int64] = []
+            let indexKeys = [Int64](unsafeUninitializedCapacity: capacity) { indexKeyBuffer, indexKeysWritten in
+                keys = [Int64](unsafeUninitializedCapacity: capacity) { keyBuffer, keysWritten in
+                    status = columnar_index_ordered_entries(transaction, program.table, column,
+                                                            indexKeyBuffer.baseAddress, keyBuffer.baseAddress,
+                                                            capacity, &count)
+                    keysWritten = status == COLUMNAR_OK ? min(count, capacity) : 0
+                }
+                indexKeysWritten = keys.count
+            }
+            try check(status)
             if count <= capacity { return count == expected ? (indexKeys, keys) : nil }
             capacity = count
         }
@@ -87,7 +99,7 @@ extension QueryExecutor {
 
     /// Orders `order[run]` by value (null first), ties by object key, and records where each value's group starts.
     private func orderRunByValue(_ order: inout [Int64], _ run: Range<Int>, column: columnar_col_id,
-                                 groupStarts: inout [Int]) throws {
+                                 groupStarts: inout [Int]?) throws {
         var entries = try order[run].map { key -> (key: Int64, value: ScalarValue) in
             var value = columnar_value()
             try check(columnar_obj_get(transaction, program.table, key, column, &value))
@@ -100,8 +112,9 @@ extension QueryExecutor {
         }
         for (offset, entry) in entries.enumerated() {
             order[run.lowerBound + offset] = entry.key
-            if offset == 0 || SortColumn.compareValues(entries[offset - 1].value, entry.value, decimals: decimals) != 0 {
-                groupStarts.append(run.lowerBound + offset)
+            if groupStarts != nil,
+               offset == 0 || SortColumn.compareValues(entries[offset - 1].value, entry.value, decimals: decimals) != 0 {
+                groupStarts?.append(run.lowerBound + offset)
             }
         }
     }
