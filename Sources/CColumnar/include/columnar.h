@@ -364,11 +364,12 @@ int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key ke
 int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                          int64_t *out_value, bool *out_is_null);
 /** Reads a single-valued column of `count` objects: out_values[i] is what columnar_obj_get gives for keys[i]. The
- *  keys may come in any order and repeat. Rather than one tree descent per object, the keys are sorted and the
- *  table is walked once in key order, so reading the objects of a sorted result costs about what reading them in
- *  key order does. String and binary values point where columnar_obj_get's would.
- *  Errors: COLUMNAR_ENOTFOUND (table, column, or an object: *out_failed_index, when given, is that key's position;
- *  UINT64_MAX otherwise), COLUMNAR_EMISUSE (collection column, negative key, NULL arrays with count > 0),
+ *  keys may come in any order and repeat. Rather than one tree descent per object, the clusters holding the keys
+ *  are each read once (keys in a narrow span into tables indexed by key, others after sorting the keys), so
+ *  reading the objects of a sorted result costs about what reading them in key order does. String and binary
+ *  values point where columnar_obj_get's would.
+ *  Errors: COLUMNAR_ENOTFOUND (table, column, or an object: *out_failed_index, when given, is the position of a
+ *  key with no object, the first one in key order or in `keys` order; UINT64_MAX otherwise), COLUMNAR_EMISUSE (collection column, negative key, NULL arrays with count > 0),
  *  COLUMNAR_ECORRUPT, -ENOMEM. On an error the contents of out_values are unspecified. */
 int columnar_obj_get_many(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                           const columnar_key *keys, uint64_t count, columnar_value *out_values,
