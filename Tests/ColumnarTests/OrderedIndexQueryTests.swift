@@ -230,6 +230,35 @@ final class OrderedIndexQueryTests: RealmTestCase {
         }
         assertExtremes("seed \(generator.seed), after the write")
     }
+
+    /// The whole-table extremes skip the query machinery; filtered, sorted and distinct results and lists must
+    /// not take that way, and a cancelled write must leave nothing behind in what it remembers.
+    func testOnlyTheWholeTableTakesTheIndexEndsAndACancelledWriteLeavesNothing() throws {
+        var generator = SeededGenerator.fromEnvironment()
+        let realm = try openRealm()
+        try fill(realm, count: 800, &generator)
+        let objects = realm.objects(OIRecord.self)
+        let values = objects.map(\.number)
+        let context = "seed \(generator.seed)"
+        XCTAssertEqual(objects.min(ofProperty: "number") as Int?, values.min(), context)
+        XCTAssertEqual(objects.filter("number > 0").min(ofProperty: "number") as Int?,
+                       values.filter { $0 > 0 }.min(), context)
+        XCTAssertEqual(objects.filter("number < 0").max(ofProperty: "number") as Int?,
+                       values.filter { $0 < 0 }.max(), context)
+        XCTAssertEqual(objects.sorted(byKeyPath: "word").max(ofProperty: "number") as Int?, values.max(), context)
+        XCTAssertEqual(objects.distinct(by: ["word"]).min(ofProperty: "number") as Int?,
+                       objects.distinct(by: ["word"]).map(\.number).min(), context)
+
+        let committedMinimum = objects.min(ofProperty: "number") as Int?
+        realm.beginWrite()
+        let record = OIRecord(value: ["id": 50_000, "number": -1_000_000, "plainNumber": -1_000_000])
+        realm.add(record)
+        XCTAssertEqual(objects.min(ofProperty: "number") as Int?, -1_000_000, "inside the write")
+        XCTAssertEqual(objects.min(ofProperty: "number") as Int?, objects.min(ofProperty: "plainNumber") as Int?)
+        realm.cancelWrite()
+        XCTAssertEqual(objects.min(ofProperty: "number") as Int?, committedMinimum, "after cancelling the write")
+        XCTAssertEqual(objects.max(ofProperty: "number") as Int?, values.max(), "after cancelling the write")
+    }
 }
 
 /// Builds a predicate-format call from an argument array (the filter takes variadic arguments).

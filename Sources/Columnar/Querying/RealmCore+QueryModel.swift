@@ -11,7 +11,7 @@ import QueryVM
 extension RealmCore {
     /// The query model of every class bound so far (binding the origin classes of linking-objects properties).
     func queryModel() -> QueryModel {
-        if let cached = queryModelCache, cached.bindingCount == bindingCount { return cached.model }
+        if let cached = queryModelCache, cached.bindingGeneration == bindingGeneration { return cached.model }
         // Linking objects name their origin class, which no link of the bound classes may reach: bind those too.
         var known = -1
         while known != bindingCount {
@@ -56,8 +56,22 @@ extension RealmCore {
             tables.append(QueryTable(id: binding.table, className: binding.schema.className, properties: properties))
         }
         let model = QueryModel(tables: tables, decimals: Self.decimalSupport)
-        queryModelCache = (bindingCount, model)
+        queryModelCache = (bindingGeneration, model)
         return model
+    }
+
+    /// A key path of one of the bound classes resolved for `use` against the query model, remembered until the
+    /// bindings change: an aggregate over a property name would otherwise split and check the name on every call,
+    /// a good part of what `min(ofProperty:)` costs when an index answers it.
+    func resolvedKeyPath(_ text: String, table: columnar_table_id,
+                         for use: TypeChecker.KeyPathUse) throws -> CheckedPath {
+        let model = queryModel()
+        if resolvedKeyPaths.bindingGeneration != bindingGeneration { resolvedKeyPaths = (bindingGeneration, [:]) }
+        let key = ResolvedKeyPathKey(table: table, text: text, use: use)
+        if let known = resolvedKeyPaths.paths[key] { return known }
+        let path = try TypeChecker.resolveKeyPath(text, table: table, model: model, for: use)
+        resolvedKeyPaths.paths[key] = path
+        return path
     }
 
     /// Whether the file's index of the column keeps values in order (files written before ordered indexes keep
@@ -88,4 +102,11 @@ extension RealmCore {
             return lhs < rhs ? -1 : (lhs == rhs ? 0 : 1)
         },
         toDouble: { bits in bits.withUnsafeBytes { Decimal128(rawBytes: $0) }.doubleValue })
+}
+
+/// What a resolved key path depends on besides the bindings.
+struct ResolvedKeyPathKey: Hashable {
+    let table: columnar_table_id
+    let text: String
+    let use: TypeChecker.KeyPathUse
 }

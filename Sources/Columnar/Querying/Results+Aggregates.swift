@@ -21,8 +21,9 @@ extension Results {
 
     /// The sum of a numeric property; zero when there are no values.
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM) ?? AggregateResult()
-        let isInteger = resolvedPath(property, .sumAverage)?.type == COLUMNAR_TYPE_INT
+        let target = self.target
+        let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target) ?? AggregateResult()
+        let isInteger = target.flatMap { resolvedPath(property, .sumAverage, target: $0) }?.type == COLUMNAR_TYPE_INT
         return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
     }
 
@@ -32,10 +33,13 @@ extension Results {
         return AggregateConversion.average(result, as: T.self, property: property)
     }
 
-    private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse) -> CheckedPath? {
-        guard let target else { return nil }
+    private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse, target: QueryTarget) -> CheckedPath? {
         do {
-            return try TypeChecker.resolveKeyPath(property, table: target.table, model: target.model, for: use)
+            // A collection of values has a model of its own; the classes' key paths are remembered by the Realm.
+            if case .values = source {
+                return try TypeChecker.resolveKeyPath(property, table: target.table, model: target.model, for: use)
+            }
+            return try core.resolvedKeyPath(property, table: target.table, for: use)
         } catch {
             fatalError("Columnar: \(error)")
         }
@@ -43,10 +47,19 @@ extension Results {
 
     /// Aggregates the property over the results (nil when the results have no table).
     /// `wanted` names the aggregates the caller reads (COLUMNAR_AGGREGATE_*), so a scan computes only those.
-    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse,
-                           wanted: UInt32) -> AggregateResult? {
-        guard let target, let path = resolvedPath(property, use), !isInvalidated else { return nil }
+    private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse, wanted: UInt32,
+                           target: QueryTarget?? = nil) -> AggregateResult? {
+        guard let target = target ?? self.target, let path = resolvedPath(property, use, target: target),
+              !isInvalidated else { return nil }
         do {
+            // The whole table's min or max of an indexed property: the index's ends, without a query's set-up.
+            if case .table = source, query.predicate == nil, query.distinct.isEmpty, path.root == .object,
+               path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
+               let extremes = try QueryExecutor.indexExtremes(transaction: core.currentTransaction,
+                                                              table: target.table, column: column, type: type,
+                                                              wanted: wanted) {
+                return extremes
+            }
             if query.distinct.isEmpty {
                 let executor = query.executor(core: core, target: target, source: source)
                 return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [],
@@ -108,6 +121,8 @@ enum AggregateConversion {
 
     /// A value (an Int64, Float, Double, Date or Decimal128) as `T`, converting numbers where needed.
     static func convert<T>(_ any: Any, as type: T.Type, property: String) -> T? {
+        // The common case first: an Int64 asked for as Int (a failed cast and a conformance lookup otherwise).
+        if T.self == Int.self, let integer = any as? Int64 { return Int(integer) as? T }
         if let exact = any as? T { return exact }
         let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
         if let persistable = target as? any _Persistable.Type, let converted = persistable._convert(fromAny: any) {

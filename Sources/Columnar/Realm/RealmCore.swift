@@ -47,9 +47,17 @@ final class RealmCore {
     private(set) var structureCounter: UInt64 = 0
     /// Bumped by `invalidate()`: objects and results from before it are invalid.
     private(set) var generation: UInt64 = 0
-    private var bindings: [ObjectIdentifier: ClassBinding] = [:]
-    /// The query model of the bindings, and how many bindings it describes (see RealmCore+QueryModel.swift).
-    var queryModelCache: (bindingCount: Int, model: QueryModel)?
+    private var bindings: [ObjectIdentifier: ClassBinding] = [:] {
+        didSet { bindingGeneration &+= 1 }
+    }
+    /// Bumped whenever a class is bound or the bindings are dropped: what was derived from the bindings (the query
+    /// model, resolved key paths) is valid while it stays the same. (A count of bindings would not do: a cancelled
+    /// write drops them, and binding the same number of classes again can give other tables and columns.)
+    private(set) var bindingGeneration: UInt64 = 0
+    /// The query model of the bindings, and the binding generation it describes (see RealmCore+QueryModel.swift).
+    var queryModelCache: (bindingGeneration: UInt64, model: QueryModel)?
+    /// Key paths of aggregates resolved against that model, by table, text and use (RealmCore+QueryModel.swift).
+    var resolvedKeyPaths: (bindingGeneration: UInt64, paths: [ResolvedKeyPathKey: CheckedPath]) = (0, [:])
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
 

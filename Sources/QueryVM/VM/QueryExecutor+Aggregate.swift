@@ -50,14 +50,27 @@ extension QueryExecutor {
     /// The minimum and/or maximum of every object's value, read from the ends of the column's ordered index, when
     /// only those are wanted over the whole table; nil when the index cannot answer.
     private func indexExtremes(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult? {
+        guard selectsWholeTable else { return nil }
+        return try Self.indexExtremes(transaction: transaction, table: program.table, column: column, type: type,
+                                      wanted: wanted)
+    }
+
+    /// The minimum and/or maximum (`wanted`: COLUMNAR_AGGREGATE_MIN and/or _MAX, nothing else) of a column over a
+    /// whole table, read from the ends of its ordered index; nil when the column has no ordered index or is not
+    /// an int or date column, or other aggregates are wanted. Needs no program: a whole-table min or max of an
+    /// indexed property costs the index's two descents, not a query's set-up.
+    public static func indexExtremes(transaction: OpaquePointer, table: columnar_table_id, column: columnar_col_id,
+                                     type: columnar_type, wanted: UInt32) throws -> AggregateResult? {
         let extremes = UInt32(COLUMNAR_AGGREGATE_MIN) | UInt32(COLUMNAR_AGGREGATE_MAX)
-        guard wanted & ~extremes == 0, selectsWholeTable, type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP,
-              orderedIndexColumn(column) != nil else { return nil }
+        guard wanted & ~extremes == 0, wanted != 0, type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP
+        else { return nil }
+        var info = columnar_column_info()
+        guard columnar_column_info_get(transaction, table, column, &info) == 0, info.ordered_index else { return nil }
         var result = AggregateResult()
         for maximum in [false, true] where wanted & UInt32(maximum ? COLUMNAR_AGGREGATE_MAX : COLUMNAR_AGGREGATE_MIN) != 0 {
             var value = columnar_value()
             var found = false
-            try check(columnar_index_extreme(transaction, program.table, column, maximum, &value, &found))
+            try check(columnar_index_extreme(transaction, table, column, maximum, &value, &found))
             guard found else { return result }   // no non-null value: count 0, extremes null
             result.count = 1   // at least one value; the caller asked only for extremes
             let extreme = ScalarValue(value, linkTarget: nil)
