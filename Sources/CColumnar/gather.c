@@ -270,7 +270,8 @@ done:
 
 /* The widest span, per key asked for, read into tables rather than sorting the keys. A sorted table's keys have
  * a span equal to their count (wider only by the keys of deleted objects); reading four times as many rows as
- * asked for in file order, with no per-key search, still costs less than a sort of the keys and a scatter. */
+ * asked for in file order, with no per-key search, still costs less than a sort of the keys and a scatter. The
+ * tables then take at most four times the memory of the caller's arrays (plus a byte a key), for the call only. */
 #define SPAN_KEYS_PER_KEY 4u
 
 /* What the span's objects hold, in tables indexed by key - low: the values (as the sink writes them; the integer
