@@ -283,26 +283,15 @@ typedef struct span_tables {
     uint8_t *state;   /* SPAN_ABSENT for keys with no object */
 } span_tables;
 
-/* The column leaf of a committed cluster, opened once for all its rows. `stored` is false when the cluster keeps
- * no leaf for the column (a column added after the cluster was written): every row holds the default. */
-typedef struct cluster_column {
-    bool stored;
-    cc_leaf leaf;
-} cluster_column;
-
-static int open_cluster_column(const gather_job *job, const cc_cluster_pos *cluster, cluster_column *out) {
-    out->stored = false;
-    cc_node node;
-    int rc = cc_node_read(job->txn, cluster->cluster_ref, CF_ROLE_CLUSTER, &node);
-    if (rc) return rc;
-    uint64_t leaf_ref = job->column + 1 < node.count ? cc_node_ref_at(&node, job->column + 1) : 0;
-    if (!leaf_ref) return 0;
-    if ((rc = cc_leaf_open(job->txn, leaf_ref, job->col->type, job->col->collection, &out->leaf))) return rc;
-    if (out->leaf.count < cluster->keys.count)
-        return CC_CORRUPT(leaf_ref, "column leaf at %llu has %u values, fewer than its cluster's %llu rows",
-                          (unsigned long long)leaf_ref, out->leaf.count, (unsigned long long)cluster->keys.count);
-    out->stored = true;
-    return 0;
+/* The column leaf of a committed cluster, opened once for all its rows (values.ref 0: every row holds the
+ * default). */
+static int open_cluster_column(const gather_job *job, const cc_cluster_pos *cluster, cc_leaf *out) {
+    int rc = cc_cluster_leaf_open(job->txn, cluster->cluster_ref, job->column, job->col->type, job->col->collection,
+                                  out);
+    if (rc == 0 && out->values.ref && out->count < cluster->keys.count)
+        return CC_CORRUPT(out->values.ref, "column leaf values at %llu are %u, fewer than their cluster's %llu rows",
+                          (unsigned long long)out->values.ref, out->count, (unsigned long long)cluster->keys.count);
+    return rc;
 }
 
 /* Rows [from, from + rows) of an integer column leaf, whose keys run from `first_key` without a gap, decoded in
@@ -330,7 +319,7 @@ static void decode_run(const cc_leaf *leaf, uint8_t type, uint64_t from, uint64_
  * indexes a table, so a cluster whose keys are out of order (a damaged file) cannot write outside them. */
 static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *cluster, span_tables *tables) {
     uint64_t rows = cluster->leaf ? cluster->leaf->count : cluster->keys.count;
-    cluster_column committed = { .stored = false };
+    cc_leaf committed = { .values.ref = 0 };   /* stays "no leaf" for a private cluster */
     uint64_t from = 0;
     if (!cluster->leaf) {
         int rc = open_cluster_column(job, cluster, &committed);
@@ -341,11 +330,11 @@ static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *c
          * decoded as one block. */
         uint64_t to = cc_node_int_at(keys, rows - 1) <= tables->high ? rows
                       : cc_packed_lower_bound(keys, tables->high + 1);   /* high < the last key <= INT64_MAX */
-        if (job->integers_only && committed.stored && to > from) {
+        if (job->integers_only && committed.values.ref && to > from) {
             int64_t first_key = cc_node_int_at(keys, from), last_key = cc_node_int_at(keys, to - 1);
             if (first_key >= tables->low && last_key <= tables->high && last_key >= first_key &&
                 (uint64_t)(last_key - first_key) == to - from - 1) {
-                decode_run(&committed.leaf, job->col->type, from, to - from, first_key, tables);
+                decode_run(&committed, job->col->type, from, to - from, first_key, tables);
                 return 0;
             }
         }
@@ -361,8 +350,8 @@ static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *c
         if (cluster->leaf) {
             cc_rowpos pos = { cluster->leaf, 0, (uint32_t)row };
             rc = cc_row_get(job->txn, job->schema, &pos, job->column, cell, &is_null);
-        } else if (committed.stored) {
-            rc = cc_leaf_get(&committed.leaf, (uint32_t)row, cell, &is_null);
+        } else if (committed.values.ref) {
+            rc = cc_leaf_get(&committed, (uint32_t)row, cell, &is_null);
         } else {
             memset(cell, 0, sizeof cell);
             is_null = nullable;

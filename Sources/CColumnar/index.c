@@ -474,29 +474,26 @@ typedef struct cluster_ints {
     uint32_t column;
     bool absent;
     bool packed;
-    uint64_t leaf_ref;
     cc_leaf leaf;
 } cluster_ints;
 
 static int cluster_ints_open(const index_walk *w, uint32_t column, cluster_ints *out) {
     const cc_cluster_pos *c = &w->cluster;
-    *out = (cluster_ints){ c, column, false, false, 0, { 0 } };
+    *out = (cluster_ints){ c, column, false, false, { 0 } };
     if (c->leaf) {
         out->absent = c->leaf->column_count <= column;
         return 0;
     }
-    cc_node cluster;
-    int rc = cc_node_read(w->txn, c->cluster_ref, CF_ROLE_CLUSTER, &cluster);
+    int rc = cc_cluster_leaf_open(w->txn, c->cluster_ref, column, COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE,
+                                  &out->leaf);
     if (rc) return rc;
-    out->leaf_ref = cluster.count > column + 1 ? cc_node_ref_at(&cluster, column + 1) : 0;
-    if (!out->leaf_ref) {
+    if (!out->leaf.values.ref) {
         out->absent = true;
         return 0;
     }
-    if ((rc = cc_leaf_open(w->txn, out->leaf_ref, COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, &out->leaf))) return rc;
     if (out->leaf.count < w->to)
-        return CC_CORRUPT(out->leaf_ref, "an index column leaf at %llu has %u values, fewer than its cluster's rows",
-                          (unsigned long long)out->leaf_ref, out->leaf.count);
+        return CC_CORRUPT(out->leaf.values.ref, "an index column's values at %llu are %u, fewer than its cluster's "
+                          "rows", (unsigned long long)out->leaf.values.ref, out->leaf.count);
     out->packed = out->leaf.values.encoding == COLUMNAR_ENCODING_PACKED_INT && !out->leaf.nulls.ref;
     return 0;
 }

@@ -168,22 +168,28 @@ int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_
             return cc_leaf_get(&slot->leaf, pos->row, cell, is_null);
         }
     }
-    cc_node cluster;
-    int rc = cc_node_read(txn, pos->cluster_ref, CF_ROLE_CLUSTER, &cluster);
-    if (rc) return rc;
-    uint64_t leaf_ref = column + 1 < cluster.count ? cc_node_ref_at(&cluster, column + 1) : 0;
     cc_leaf leaf;
-    memset(&leaf, 0, sizeof leaf);
-    if (leaf_ref && (rc = cc_leaf_open(txn, leaf_ref, col->type, col->collection, &leaf))) return rc;
+    int rc = cc_cluster_leaf_open(txn, pos->cluster_ref, column, col->type, col->collection, &leaf);
+    if (rc) return rc;
     if (slot) *slot = (cc_leaf_cache_entry){ pos->cluster_ref, column, 0, leaf };
-    if (!leaf_ref) {
+    if (!leaf.values.ref) {
         default_cell(col, cell, is_null);
         return 0;
     }
     if (pos->row >= leaf.count)
-        return CC_CORRUPT(leaf_ref, "column leaf at %llu has %u values, fewer than its cluster's rows",
-                          (unsigned long long)leaf_ref, leaf.count);
+        return CC_CORRUPT(leaf.values.ref, "column leaf values at %llu are %u, fewer than its cluster's rows",
+                          (unsigned long long)leaf.values.ref, leaf.count);
     return cc_leaf_get(&leaf, pos->row, cell, is_null);
+}
+
+int cc_cluster_leaf_open(const columnar_txn *txn, uint64_t cluster_ref, uint32_t column, uint8_t type,
+                         uint8_t collection, cc_leaf *out) {
+    memset(out, 0, sizeof *out);
+    cc_node cluster;
+    int rc = cc_node_read(txn, cluster_ref, CF_ROLE_CLUSTER, &cluster);
+    if (rc) return rc;
+    uint64_t leaf_ref = column + 1 < cluster.count ? cc_node_ref_at(&cluster, column + 1) : 0;
+    return leaf_ref ? cc_leaf_open(txn, leaf_ref, type, collection, out) : 0;
 }
 
 static cc_tnode *tnode_new(bool is_leaf) {

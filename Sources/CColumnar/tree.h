@@ -27,6 +27,11 @@ int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_n
 /* Finds `key`. On success *found tells whether it exists, and `out` locates it (a private leaf, or a committed
  * cluster and row). */
 int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_rowpos *out, bool *found);
+/* Opens the leaf of column `column` (of `type` and `collection`) in the committed cluster at `cluster_ref`;
+ * out->values.ref is 0 when the cluster stores no leaf for the column (a column added after the cluster was
+ * written: every row holds the default). The caller checks the leaf's count against the rows it reads. */
+int cc_cluster_leaf_open(const columnar_txn *txn, uint64_t cluster_ref, uint32_t column, uint8_t type,
+                         uint8_t collection, cc_leaf *out);
 /* Reads column `column` of the row at `pos`. */
 int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_rowpos *pos, uint32_t column,
                void *cell, bool *is_null);
