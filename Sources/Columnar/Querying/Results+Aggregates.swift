@@ -9,27 +9,31 @@ import QueryVM
 extension Results {
     /// The smallest value of a property (numbers and dates), or nil when there are no non-null values.
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MIN) else { return nil }
+        guard let target, let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MIN, target: target)
+        else { return nil }
         return AggregateConversion.value(result.minimum, as: T.self, property: property)
     }
 
     /// The largest value of a property (numbers and dates), or nil when there are no non-null values.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MAX) else { return nil }
+        guard let target, let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MAX, target: target)
+        else { return nil }
         return AggregateConversion.value(result.maximum, as: T.self, property: property)
     }
 
     /// The sum of a numeric property; zero when there are no values.
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        let target = self.target
+        guard let target else { return AggregateConversion.sum(AggregateResult(), isInteger: false, as: T.self,
+                                                                  property: property) }
         let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target) ?? AggregateResult()
-        let isInteger = target.flatMap { resolvedPath(property, .sumAverage, target: $0) }?.type == COLUMNAR_TYPE_INT
+        let isInteger = resolvedPath(property, .sumAverage, target: target)?.type == COLUMNAR_TYPE_INT
         return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
     }
 
     /// The mean of a numeric property, or nil when there are no non-null values.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        guard let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM) else { return nil }
+        guard let target, let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target)
+        else { return nil }
         return AggregateConversion.average(result, as: T.self, property: property)
     }
 
@@ -45,16 +49,15 @@ extension Results {
         }
     }
 
-    /// Aggregates the property over the results (nil when the results have no table).
+    /// Aggregates the property over the results (nil when they are invalidated).
     /// `wanted` names the aggregates the caller reads (COLUMNAR_AGGREGATE_*), so a scan computes only those.
     private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse, wanted: UInt32,
-                           target: QueryTarget?? = nil) -> AggregateResult? {
-        guard let target = target ?? self.target, let path = resolvedPath(property, use, target: target),
-              !isInvalidated else { return nil }
+                           target: QueryTarget) -> AggregateResult? {
+        guard let path = resolvedPath(property, use, target: target), !isInvalidated else { return nil }
         do {
             // The whole table's min or max of an indexed property: the index's ends, without a query's set-up.
-            if case .table = source, query.predicate == nil, query.distinct.isEmpty, path.root == .object,
-               path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
+            if case .table = source, query.predicate == nil, query.distinct.isEmpty,
+               let (column, type) = path.ownColumn,
                let extremes = try QueryExecutor.indexExtremes(transaction: core.currentTransaction,
                                                               table: target.table, column: column, type: type,
                                                               wanted: wanted) {

@@ -90,4 +90,11 @@ public struct CheckedPath: Sendable {
     public var isMany: Bool
     /// The path as the query wrote it, for messages and `explain`.
     public var text: String
+
+    /// The column and type when the path is one single-valued property of the object under test (what the
+    /// kernels, the sort's cluster gather and the whole-table aggregates read straight from the column).
+    public var ownColumn: (column: columnar_col_id, type: columnar_type)? {
+        guard root == .object, steps.count == 1, case .column(let column, let type, _) = steps[0] else { return nil }
+        return (column, type)
+    }
 }

@@ -150,9 +150,8 @@ private struct Emitter {
     /// The column a comparison's left side reads directly, with its type, when it is one of this table's
     /// single-valued columns.
     private func directColumn(_ operand: CheckedOperand) -> (columnar_col_id, columnar_type)? {
-        guard case .path(let path) = operand, path.root == .object, path.steps.count == 1,
-              case .column(let column, let type, _) = path.steps[0] else { return nil }
-        return (column, type)
+        guard case .path(let path) = operand, let own = path.ownColumn else { return nil }
+        return (own.column, own.type)
     }
 
     /// The instructions that push the comparison's mask using kernels only, or nil when it needs the row evaluator.

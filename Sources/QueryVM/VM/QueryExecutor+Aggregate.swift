@@ -25,7 +25,7 @@ extension QueryExecutor {
     /// is always kept, and fields not asked for are meaningless.
     public func aggregate(_ path: CheckedPath, candidates: [Int64] = [],
                           wanted: UInt32 = UInt32(COLUMNAR_AGGREGATE_ALL)) throws -> AggregateResult {
-        if isScan, path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
+        if isScan, let (column, type) = path.ownColumn,
            [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP].contains(type) {
             if let extremes = try indexExtremes(column: column, type: type, wanted: wanted) { return extremes }
             return try scanAggregate(column: column, type: type, wanted: wanted)

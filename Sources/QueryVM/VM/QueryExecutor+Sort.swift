@@ -199,9 +199,10 @@ extension QueryExecutor {
     }
 
     func directColumn(_ path: CheckedPath) -> (columnar_col_id, columnar_type)? {
-        guard path.root == .object, path.steps.count == 1, case .column(let column, let type, _) = path.steps[0],
-              type != COLUMNAR_TYPE_DECIMAL128, type != COLUMNAR_TYPE_LINK else { return nil }
-        return (column, type)
+        guard let own = path.ownColumn, own.type != COLUMNAR_TYPE_DECIMAL128, own.type != COLUMNAR_TYPE_LINK else {
+            return nil
+        }
+        return (own.column, own.type)
     }
 
     /// Reads the sort columns from the cluster arrays while the scan selects the rows.
