@@ -125,7 +125,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
 
     // MARK: Queries
 
-    func run(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder) throws
+    func run(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder) throws
         -> QueryAnswer
     {
         let answer = try runThroughRealm(query, path: path, repetitions: repetitions, recorder: &recorder)
@@ -143,7 +143,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
         return answer
     }
 
-    private func runThroughRealm(_ query: BenchQuery, path: String, repetitions: Int,
+    private func runThroughRealm(_ query: BenchQuery, path: String, repetitions: QueryRepetitions,
                                  recorder: inout LatencyRecorder) throws -> QueryAnswer {
         let realm = try Self.open(path)
         // Every query starts from new Results, so nothing one run computed can serve the next.
@@ -219,7 +219,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
         readNanoseconds = 0
         var answer = QueryAnswer.ids([])
         recorder.startRun()
-        for _ in 0 ..< repetitions { answer = try recorder.measure { try runOnce() } }
+        try repetitions.repeatTimed { answer = try recorder.measure { try runOnce() } }
         recorder.endRun()
 
         switch query {
@@ -228,7 +228,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
         case .countBeginsWith(let prefix):
             recorder.notes.append("program: " + Self.oneLine(items.filter("stringCol BEGINSWITH %@", prefix).explain()))
         case .sortByInt, .sortByString:
-            let perQuery = Double(repetitions)
+            let perQuery = Double(recorder.operationsMeasured)
             // The other way to read the ids, once: object by object (each object materialized, its id read), and
             // of that the iteration alone.
             let sorted = items.sorted(byKeyPath: query.sortKeyPath)
@@ -259,7 +259,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
 
     /// A scan query done directly on the C API: (mean ns a query with the kernel, mean ns of the cluster walk
     /// and column views alone, the answer of the kernel run for counts, sums, minima and maxima).
-    private func scanOnCAPI(_ query: BenchQuery, path: String, repetitions: Int) throws
+    private func scanOnCAPI(_ query: BenchQuery, path: String, repetitions: QueryRepetitions) throws
         -> (kernelNanoseconds: Double, walkNanoseconds: Double, answer: Int64?)
     {
         var options = columnar_open_options()
@@ -311,8 +311,8 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
         func meanNanoseconds(kernel: Bool) throws -> (Double, Int64?) {
             var answer = try pass(kernel: kernel)  // warm-up
             let start = MonotonicClock.nowNanoseconds()
-            for _ in 0 ..< repetitions { answer = try pass(kernel: kernel) }
-            return (Double(MonotonicClock.nowNanoseconds() - start) / Double(repetitions), answer)
+            let done = try repetitions.repeatTimed { answer = try pass(kernel: kernel) }
+            return (Double(MonotonicClock.nowNanoseconds() - start) / Double(done), answer)
         }
         let (kernelNanoseconds, answer) = try meanNanoseconds(kernel: true)
         let (walkNanoseconds, _) = try meanNanoseconds(kernel: false)

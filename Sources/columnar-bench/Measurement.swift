@@ -29,6 +29,8 @@ struct LatencyRecorder {
     private(set) var runNanoseconds: UInt64 = 0
     /// Facts about the run worth printing under the table (e.g. how long a bulk commit took).
     var notes: [String] = []
+    /// Operations timed so far (calls of `measure`).
+    private(set) var operationsMeasured = 0
 
     init(expectedOperations: Int, operationsPerSample: Int = 1) {
         precondition(operationsPerSample >= 1)
@@ -47,6 +49,7 @@ struct LatencyRecorder {
         if operationsInBatch == 0 { batchStartNanoseconds = MonotonicClock.nowNanoseconds() }
         let result = try body()
         operationsInBatch += 1
+        operationsMeasured += 1
         if operationsInBatch == operationsPerSample {
             let elapsed = MonotonicClock.nowNanoseconds() - batchStartNanoseconds
             samplesNanoseconds.append(elapsed / UInt64(operationsPerSample))
@@ -68,6 +71,34 @@ struct LatencyRecorder {
             p99Microseconds: percentile(0.99),
             maxMicroseconds: Double(sorted[sorted.count - 1]) / 1000,
             operationsPerSample: operationsPerSample)
+    }
+}
+
+/// How many times a short operation is repeated: at least `minimum` times, then again while the repetitions so far
+/// took under `minimumNanoseconds` in all, up to `maximum` times. Slow operations run `minimum` times; fast ones
+/// run until their total is long enough to measure, whatever their speed.
+struct QueryRepetitions: Codable, CustomStringConvertible {
+    let minimum: Int
+    let maximum: Int
+    let minimumNanoseconds: UInt64
+
+    /// Calls `body` as often as the policy says; returns how many times it did.
+    @discardableResult
+    func repeatTimed(_ body: () throws -> Void) rethrows -> Int {
+        let start = MonotonicClock.nowNanoseconds()
+        var done = 0
+        while done < minimum
+            || (done < maximum && MonotonicClock.nowNanoseconds() - start < minimumNanoseconds)
+        {
+            try body()
+            done += 1
+        }
+        return done
+    }
+
+    var description: String {
+        "at least \(minimum) times and until the timed runs took \(Double(minimumNanoseconds) / 1e9) s "
+            + "(at most \(maximum) times)"
     }
 }
 

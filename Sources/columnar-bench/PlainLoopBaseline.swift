@@ -23,7 +23,7 @@ final class PlainLoopBaseline: QueryBenchmarkEngine {
 
     func supports(_ query: BenchQuery) -> Bool { query.readsScanTable }
 
-    func run(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder) throws
+    func run(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder) throws
         -> QueryAnswer
     {
         values.withUnsafeBufferPointer { buffer in
@@ -44,7 +44,7 @@ final class PlainLoopBaseline: QueryBenchmarkEngine {
             _ = runOnce()
             var answer = QueryAnswer.ids([])
             recorder.startRun()
-            for _ in 0 ..< repetitions { answer = recorder.measure { runOnce() } }
+            repetitions.repeatTimed { answer = recorder.measure { runOnce() } }
             recorder.endRun()
             return answer
         }

@@ -7,8 +7,8 @@
 //   item table:  `objectCount` (default 1,000,000) objects: id (the primary key), intCol (a seeded permutation of
 //                0 ..< objectCount, so sorts have no ties), stringCol (10 ... 14 random lowercase letters) and
 //                indexedString (16 hex digits, distinct, with a search index).
-// Workloads, each run once untimed (warm-up: the file's pages are mapped or cached) and then `repetitions` times
-// (--lookups lookups for the last), one query per operation:
+// Workloads, each run once untimed (warm-up: the file's pages are mapped or cached) and then timed at least 5 times
+// and until its timed runs took 0.2 s (--lookups lookups for the last), one query per operation:
 //   count of intCol > x over the scan table, x chosen so that 50 % and 1 % match;
 //   sum, min, max and average of intCol over the scan table, each its own query;
 //   count of stringCol BEGINSWITH "ab" over the item table (case-sensitive on both engines);
@@ -104,20 +104,20 @@ protocol QueryBenchmarkEngine: EngineIdentity {
     func createQueryTables(path: String, data: QueryDataSet) throws -> [String]
     /// Whether the engine runs `query` (the C loop only runs scans).
     func supports(_ query: BenchQuery) -> Bool
-    /// Runs `query` once untimed, then `repetitions` times inside the recorder's measured interval, one
+    /// Runs `query` once untimed, then as often as `repetitions` says inside the recorder's measured interval, one
     /// `recorder.measure` per query (for `.lookups`: one per lookup, and `repetitions` is ignored). Returns the
     /// last run's answer.
-    func run(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder) throws
+    func run(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder) throws
         -> QueryAnswer
     /// The same query with the engine's secondary indexes out of play, where an index changes how it runs; nil
     /// otherwise. Measured like `run`.
-    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder)
+    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder)
         throws -> QueryAnswer?
 }
 
 extension QueryBenchmarkEngine {
     func supports(_ query: BenchQuery) -> Bool { true }
-    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder)
+    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder)
         throws -> QueryAnswer? { nil }
 }
 
@@ -145,13 +145,14 @@ extension WorkloadRunner {
             let expected = Self.expectedAnswer(query, data: data)
             let isLookup: Bool
             if case .lookups = query { isLookup = true } else { isLookup = false }
-            let operations: Int
-            if case .lookups(let values) = query { operations = values.count } else { operations = repetitions }
+            // Lookups run once per value; other queries as often as `repetitions` says.
+            let lookupCount: Int?
+            if case .lookups(let values) = query { lookupCount = values.count } else { lookupCount = nil }
             var rowOfEngine: [String: Int] = [:]
             var sortOrders: [[Int64]] = []
             for engine in queryEngines where engine.supports(query) {
                 let path = databasePath(engine, "query")
-                results.append(try measure(workload, engine, path, operations: operations,
+                results.append(try measure(workload, engine, path, operations: lookupCount,
                                            operationsPerSample: isLookup ? Self.objectReadsPerSample : 1) { recorder in
                     let answer = try engine.run(query, path: path, repetitions: repetitions, recorder: &recorder)
                     try Self.check(answer, expected, query, data: data, engine: engine.name)
@@ -159,14 +160,15 @@ extension WorkloadRunner {
                 })
                 rowOfEngine[engine.name] = results.count - 1
                 // SQLite without the index, as a note on its row (see the top of this file).
-                var recorder = LatencyRecorder(expectedOperations: operations)
+                var recorder = LatencyRecorder(expectedOperations: 1024)
                 if let answer = try engine.runWithoutIndexes(query, path: path, repetitions: repetitions,
                                                              recorder: &recorder) {
                     try Self.check(answer, expected, query, data: data, engine: engine.name + " (without index)")
-                    let perQuery = Double(recorder.runNanoseconds) / Double(operations)
+                    let perQuery = Double(recorder.runNanoseconds) / Double(recorder.operationsMeasured)
                     var note = "without the index: \(Self.duration(nanoseconds: perQuery)) a query"
                     if let columnarRow = rowOfEngine[Report.comparedEngine] {
-                        let columnarPerQuery = results[columnarRow].elapsedSeconds * 1e9 / Double(operations)
+                        let columnarPerQuery = results[columnarRow].elapsedSeconds * 1e9
+                            / Double(results[columnarRow].operationCount)
                         note += "; \(Report.comparedEngine)/that: "
                             + Report.format(perQuery / columnarPerQuery, decimals: 2) + "×"
                     }
@@ -183,7 +185,7 @@ extension WorkloadRunner {
             }
             if !isLookup {
                 for index in rowOfEngine.values {
-                    let perQuery = results[index].elapsedSeconds * 1e9 / Double(operations)
+                    let perQuery = results[index].elapsedSeconds * 1e9 / Double(results[index].operationCount)
                     results[index].notes.insert("\(Self.duration(nanoseconds: perQuery)) a query", at: 0)
                 }
             }

@@ -46,7 +46,7 @@ struct Report: Codable {
             sizes.append("queries: \(Self.grouped(configuration.scanObjectCount)) objects (counts, aggregates), "
                 + "\(Self.grouped(configuration.objectCount)) objects (prefix count, sorts), "
                 + "\(Self.grouped(configuration.lookupCount)) indexed lookups, each query timed "
-                + "\(configuration.queryRepetitions) times after one untimed run")
+                + configuration.queryRepetitions.description + " after one untimed run")
         }
         lines.append("suite \(configuration.suite.rawValue); sizes: " + sizes.joined(separator: "; ")
             + "; seed \(configuration.seed)")

@@ -77,13 +77,13 @@ extension SQLiteEngine: QueryBenchmarkEngine {
         ]
     }
 
-    func run(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder) throws
+    func run(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder) throws
         -> QueryAnswer
     {
         try runQuery(query, useIndexes: true, path: path, repetitions: repetitions, recorder: &recorder)
     }
 
-    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: Int, recorder: inout LatencyRecorder)
+    func runWithoutIndexes(_ query: BenchQuery, path: String, repetitions: QueryRepetitions, recorder: inout LatencyRecorder)
         throws -> QueryAnswer?
     {
         switch query {
@@ -114,7 +114,7 @@ extension SQLiteEngine: QueryBenchmarkEngine {
         }
     }
 
-    private func runQuery(_ query: BenchQuery, useIndexes: Bool, path: String, repetitions: Int,
+    private func runQuery(_ query: BenchQuery, useIndexes: Bool, path: String, repetitions: QueryRepetitions,
                           recorder: inout LatencyRecorder) throws -> QueryAnswer {
         let db = try Connection(path: path, create: false)
         defer { db.close() }
@@ -178,7 +178,7 @@ extension SQLiteEngine: QueryBenchmarkEngine {
         _ = try runOnce()
         var answer = QueryAnswer.ids([])
         recorder.startRun()
-        for _ in 0 ..< repetitions { answer = try recorder.measure { try runOnce() } }
+        try repetitions.repeatTimed { answer = try recorder.measure { try runOnce() } }
         recorder.endRun()
         if useIndexes { recorder.notes.append("plan: \(plan)") }
         return answer

@@ -155,8 +155,8 @@ struct BenchConfiguration: Codable {
     var lookupCount: Int
     /// Objects of the query suite's scan table (counts and aggregates); its item table has `objectCount`.
     var scanObjectCount: Int
-    /// Timed runs of each query of the query suite (after one untimed run).
-    var queryRepetitions: Int
+    /// How many times each query of the query suite is timed (after one untimed run).
+    var queryRepetitions: QueryRepetitions
     var seed: UInt64
 }
 
@@ -307,14 +307,19 @@ struct WorkloadRunner {
         return results
     }
 
+    /// Runs `body`, which times its operations with the recorder, and reports them. `operations` is how many it
+    /// runs; nil when `body` decides (repeating a query until it has been measured long enough), and then the
+    /// recorder's count is the figure.
     mutating func measure(
-        _ workload: String, _ engine: any EngineIdentity, _ path: String, operations: Int,
+        _ workload: String, _ engine: any EngineIdentity, _ path: String, operations expectedOperations: Int?,
         operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
     ) throws -> WorkloadResult {
-        progress("\(engine.name): \(workload) (\(operations) operations)")
+        progress("\(engine.name): \(workload) (" + (expectedOperations.map { "\($0) operations" } ?? "repeated") + ")")
         if !PeakMemory.reset() { peakMemoryIsPerRun = false }
-        var recorder = LatencyRecorder(expectedOperations: operations, operationsPerSample: operationsPerSample)
+        var recorder = LatencyRecorder(expectedOperations: expectedOperations ?? 1024,
+                                       operationsPerSample: operationsPerSample)
         try body(&recorder)
+        let operations = expectedOperations ?? recorder.operationsMeasured
         let peakMemoryBytes = PeakMemory.peakBytes()
         let elapsedSeconds = Double(recorder.runNanoseconds) / 1e9
         return WorkloadResult(
