@@ -8,6 +8,10 @@
 // takes: persistable enums by raw value, and sequences as lists of its own constants. The tests check both paths
 // against each other for every type.
 //
+// An object (`$0.owner == dog`) becomes its class and key through ObjectBase's conformance below, whichever front
+// end it came through; the type checker decides whether it may be compared (stored, in this Realm, of the class
+// the link points to).
+//
 // Decimal128 has no case of its own in `QueryValue`: a decimal constant is its exact text, `.string("1.5")`,
 // which the canonical text prints and the parser reads back unchanged. The type checker hands constants compared
 // with a Decimal128 property to the object layer's `QueryDecimalSupport.encode`, which must therefore parse a
@@ -31,6 +35,20 @@ extension Decimal128: QueryArgumentConvertible {
     }
 }
 
+extension ObjectBase: QueryArgumentConvertible {
+    /// The object as a link's value: its class and key, and the open file it is stored in; or, for an object that
+    /// is not stored, what it is, which the type checker refuses with a message (see QueryObjectReference).
+    public var queryValue: QueryValue {
+        let className = objectSchema.className
+        guard let location = _location else { return .object(QueryObjectReference(className: className, storage: .unmanaged)) }
+        guard location.core.objectExists(location) else {
+            return .object(QueryObjectReference(className: className, storage: .invalidated))
+        }
+        return .object(QueryObjectReference(
+            className: className, storage: .stored(key: location.key, database: ObjectIdentifier(location.core.file))))
+    }
+}
+
 enum QueryConstant {
     /// The constant for a Swift value compared in a typed query. Optionals are unwrapped (nil is `NULL`),
     /// persistable enums compare by raw value, and sequences (the argument of `in(_:)` and `containsAny(in:)`)
@@ -38,11 +56,6 @@ enum QueryConstant {
     static func value(of value: Any) -> QueryValue {
         if let converted = convert(value) { return converted }
         let unwrapped = ObjectValueAssignment.unwrapped(value)
-        if unwrapped is ObjectBase {
-            // The AST has no constant for an object, and a link's stored key means nothing to a query text.
-            fatalError("Columnar: comparing a link with an object (\(type(of: unwrapped))) is not supported by the "
-                       + "typed query builder yet; compare a property of the linked object, such as its primary key")
-        }
         fatalError("Columnar: a value of type \(type(of: unwrapped)) cannot be a query constant")
     }
 
@@ -54,7 +67,6 @@ enum QueryConstant {
         }
         switch value {
         case let value as any PersistableEnum: return convert(rawValue(of: value))
-        case is ObjectBase: return nil
         default: break
         }
         // QueryVM's own table of `%@` conversions (QueryArgumentConvertible included), so that both front ends

@@ -55,7 +55,9 @@ extension RealmCore {
             }
             tables.append(QueryTable(id: binding.table, className: binding.schema.className, properties: properties))
         }
-        let model = QueryModel(tables: tables, decimals: Self.decimalSupport)
+        var model = QueryModel(tables: tables, decimals: Self.decimalSupport)
+        // Objects compared with links must be stored in this file (any Realm instance of it shares its keys).
+        model.database = ObjectIdentifier(file)
         queryModelCache = (bindingGeneration, model)
         return model
     }

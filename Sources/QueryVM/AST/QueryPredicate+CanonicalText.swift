@@ -27,6 +27,14 @@ extension QueryValue: CustomStringConvertible {
                 text.append(digit)
             }
             return "uuid(" + text + ")"
+        case .object(let object):
+            // `objkey(Dog, 5)`, the object of class Dog with key 5. An object that is not stored has no key: its
+            // text says why, and the lexer refuses it as it refuses any other word in place of a key.
+            switch object.storage {
+            case .stored(let key, _): return "objkey(\(object.className), \(key))"
+            case .unmanaged: return "objkey(\(object.className), unmanaged)"
+            case .invalidated: return "objkey(\(object.className), invalidated)"
+            }
         case .list(let values): return "{" + values.map(\.description).joined(separator: ", ") + "}"
         }
     }

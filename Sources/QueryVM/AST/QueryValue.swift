@@ -30,6 +30,8 @@ public enum QueryValue: Hashable, Sendable {
     case objectId([UInt8])
     /// A 16-byte UUID, in the byte order of its textual form.
     case uuid([UInt8])
+    /// An object, compared with a link (see QueryObjectReference.swift).
+    case object(QueryObjectReference)
     /// A collection of values: the right side of `IN %@` or `BETWEEN %@` when the argument is an array.
     case list([QueryValue])
 }

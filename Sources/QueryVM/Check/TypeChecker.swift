@@ -396,10 +396,32 @@ private struct Checker {
         case (COLUMNAR_TYPE_UUID, .string(let text)):
             guard let uuid = UUID(uuidString: text) else { throw mismatch() }
             return .uuid(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case (COLUMNAR_TYPE_LINK, .object(let object)):
+            return .link(table: other.target ?? 0, key: try linkedKey(object, comparedWith: other, at: range))
         case (COLUMNAR_TYPE_LINK, _):
-            throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil or another link")
+            throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil, an object or another link")
         default:
             throw mismatch()
+        }
+    }
+
+    /// The key of an object compared with a link: the object must be of the class the link points to and
+    /// stored in the database being queried.
+    func linkedKey(_ object: QueryObjectReference, comparedWith link: TypedOperand, at range: SourceRange) throws -> Int64 {
+        let targetName = link.target.flatMap { model.table($0)?.className }
+        guard let targetName, targetName == object.className else {
+            throw QueryTypeError(range: range, message: "\(link.description) links \(targetName ?? "unknown") objects, but the value is a \(object.className) object")
+        }
+        switch object.storage {
+        case .unmanaged:
+            throw QueryTypeError(range: range, message: "the \(object.className) object compared with \(link.description) is unmanaged; only objects stored in the Realm being queried can be compared with a link")
+        case .invalidated:
+            throw QueryTypeError(range: range, message: "the \(object.className) object compared with \(link.description) has been deleted or invalidated")
+        case .stored(let key, let database):
+            if let database, let queried = model.database, database != queried {
+                throw QueryTypeError(range: range, message: "the \(object.className) object compared with \(link.description) belongs to another Realm; only objects from the Realm being queried can be compared with a link")
+            }
+            return key
         }
     }
 

@@ -212,6 +212,8 @@ private struct Emitter {
             switch constant {
             case .int(let value) where type == COLUMNAR_TYPE_INT: instruction.constant = .int(value)
             case .bool(let value) where type == COLUMNAR_TYPE_BOOL: instruction.constant = .int(value ? 1 : 0)
+            // A link column holds its target's key; the checker made sure the object is of the target's class.
+            case .link(_, let key) where type == COLUMNAR_TYPE_LINK: instruction.constant = .int(key)
             case .null: instruction.constant = .null
             default: return nil
             }

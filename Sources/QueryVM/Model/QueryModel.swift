@@ -103,6 +103,9 @@ public struct QueryModel: Sendable {
     public var tables: [columnar_table_id: QueryTable]
     /// How to compare Decimal128 values; without it, queries on Decimal128 properties are refused.
     public var decimals: QueryDecimalSupport?
+    /// The object layer's identity of the open database the model describes: an object compared with a link must
+    /// come from it (see QueryObjectReference.swift). Nil: not checked.
+    public var database: ObjectIdentifier?
 
     public init(tables: [QueryTable], decimals: QueryDecimalSupport? = nil) {
         var byId: [columnar_table_id: QueryTable] = [:]

@@ -3,8 +3,9 @@
 // The lexer works on the query's `Character`s so that every offset it reports is the position a reader counts
 // (and a caret lines up with). Besides names, numbers, strings and punctuation it recognises RealmSwift's typed
 // literals: timestamps `T<seconds>:<nanoseconds>` and `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (UTC, optionally with a
-// leading `T`), `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex digits>)` and `B64"<base64>"`. Each `%@` and `%K`
-// takes the next argument index, in order of appearance, as NSPredicate does.
+// leading `T`), `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex digits>)`, `B64"<base64>"`, and ours for an object
+// compared with a link, `objkey(<class>, <key>)`. Each `%@` and `%K` takes the next argument index, in order of
+// appearance, as NSPredicate does.
 
 import Foundation
 
@@ -153,6 +154,8 @@ struct PredicateLexer {
             let bytes = try lexHexLiteral(
                 groups: [8, 4, 4, 4, 12], kind: "a UUID of the form 8-4-4-4-12 hexadecimal digits", literalStart: start)
             return token(.literal(.uuid(bytes)), from: start)
+        case "objkey" where peek() == "(":
+            return token(.literal(.object(try lexObjectKey(literalStart: start))), from: start)
         case "b64" where peek() == "\"" || peek() == "'":
             let textStart = offset
             let text = try lexString()
@@ -163,6 +166,32 @@ struct PredicateLexer {
         default:
             return token(.word(word), from: start)
         }
+    }
+
+    /// The `(<class>, <key>)` of `objkey(…)`: a class name and an object key (0 or more, decimal digits).
+    private mutating func lexObjectKey(literalStart: Int) throws -> QueryObjectReference {
+        offset += 1  // "("
+        let contentStart = offset
+        var content = ""
+        while let character = peek(), character != ")" {
+            content.append(character)
+            offset += 1
+        }
+        guard peek() == ")" else {
+            throw QuerySyntaxError(offset: offset, message: "expected ')' to close the literal, found end of query")
+        }
+        offset += 1
+        let parts = content.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let isName = { (text: String) in
+            !text.isEmpty && !text.first!.isNumber && text.allSatisfy { $0 == "_" || $0.isLetter || $0.isNumber }
+        }
+        guard parts.count == 2, isName(parts[0]), parts[1].allSatisfy(\.isASCII), let key = Int64(parts[1]), key >= 0
+        else {
+            throw QuerySyntaxError(offset: contentStart,
+                                   message: "expected a class name and an object key, as in objkey(Dog, 5), found '\(content)'")
+        }
+        return QueryObjectReference(className: parts[0], storage: .stored(key: key, database: nil))
     }
 
     /// The `(…)` of `oid(…)` or `uuid(…)`: hexadecimal digit groups separated by `-`.

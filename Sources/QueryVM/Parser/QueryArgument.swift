@@ -2,8 +2,8 @@
 //
 // `filter("age > %@", 3)` hands the parser its arguments as `Any`, as RealmSwift's `filter(_:_:)` does. The types
 // RealmSwift accepts are converted here: Bool, every fixed-width integer, Float, Double, String, Data, Date, UUID,
-// nil, and arrays and sets of these (for `IN %@` and `BETWEEN %@`). Types that live in the object layer (ObjectId,
-// Decimal128, objects) conform to `QueryArgumentConvertible` there.
+// nil, and arrays, sets and other sequences of these (for `IN %@` and `BETWEEN %@`). Types that live in the object
+// layer (ObjectId, Decimal128, objects) conform to `QueryArgumentConvertible` there.
 
 import Foundation
 
@@ -30,7 +30,20 @@ public enum QueryArgument {
             }
             return .list(elements)
         }
+        // Other sequences (a Results or List of objects for `owner IN %@`): their elements, in order.
+        if mirror.displayStyle != .dictionary, let sequence = argument as? any Sequence {
+            return list(of: sequence)
+        }
         return nil
+    }
+
+    private static func list<S: Sequence>(of sequence: S) -> QueryValue? {
+        var elements: [QueryValue] = []
+        for element in sequence {
+            guard let value = value(of: element) else { return nil }
+            elements.append(value)
+        }
+        return .list(elements)
     }
 
     /// The QueryValue for a single (non-optional, non-collection) Swift value, or nil when its type is not one
