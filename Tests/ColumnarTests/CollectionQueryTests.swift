@@ -659,6 +659,39 @@ final class CollectionQueryTests: RealmTestCase {
         XCTAssertTrue(explained.contains("self > 3"), explained)
     }
 
+    func testDecimalSumsAndAveragesAreExactDecimals() throws {
+        // Ten times 0.1, then 0.2, 0.3, a value of 19 digits and a null: in Double (or through Double, whatever
+        // the rounding back) the sum loses digits; in Decimal128 it is exact.
+        let tenth: Decimal128 = "0.1"
+        let values: [Decimal128?] = Array(repeating: tenth, count: 10) + ["0.2", "0.3", "98765432109876.54321", nil]
+        let sum: Decimal128 = "98765432109878.04321"
+        let mean = sum / Decimal128(exactly: Int64(13))!
+
+        let unmanaged = CQHolder()
+        unmanaged.decimals.append(objectsIn: values)
+        XCTAssertEqual(unmanaged.decimals.sum(), sum)
+        XCTAssertEqual(unmanaged.decimals.average() as Decimal128?, mean)
+
+        let realm = try openRealm()
+        let holder = CQHolder()
+        try realm.write {
+            realm.add(holder)
+            holder.decimals.append(objectsIn: values)
+            realm.add(CQHolder())   // an empty list
+        }
+        XCTAssertEqual(holder.decimals.sum(), sum)
+        XCTAssertEqual(holder.decimals.average() as Decimal128?, mean)
+        XCTAssertEqual(holder.decimals.average() as Double?, mean.doubleValue)
+        XCTAssertEqual(holder.decimals.filter("self != nil").sum(), sum)
+        // In a query: exactly 1.5, not its nearest Double.
+        let holders = realm.objects(CQHolder.self)
+        XCTAssertEqual(try holders.filter(checking: "decimals.@sum == '98765432109878.04321'").count, 1)
+        XCTAssertEqual(try holders.filter(checking: "decimals.@sum == %@", sum).count, 1)
+        XCTAssertEqual(try holders.filter(checking: "decimals.@avg == %@", mean).count, 1)
+        XCTAssertEqual(try holders.filter(checking: "decimals.@sum == 0").count, 1)   // the empty list
+        XCTAssertEqual(try holders.filter(checking: "decimals.@avg == nil").count, 1)
+    }
+
     func testDecimalAndEnumListsQueryByValue() throws {
         let realm = try openRealm()
         let holder = CQHolder()

@@ -410,10 +410,20 @@ final class QueryDifferentialTests: XCTestCase {
                             + "\(expectedMin)/\(expectedMax): \(context)")
                 }
             case .decimal:
-                // Sums and averages of Decimal128 go through Double (Aggregation.swift); only min and max are exact.
+                // Sums and averages of Decimal128 are exact decimal arithmetic, in the order of the objects.
+                func decimal(_ value: MirrorValue) -> Decimal128? { if case .decimal(let value) = value { return value } else { return nil } }
+                let decimals = values.compactMap(decimal)
+                let expectedSum = decimals.reduce(Decimal128(0), +)
+                let expectedAverage = decimals.isEmpty ? nil : expectedSum / Decimal128(exactly: Int64(decimals.count))!
+                let sum: Decimal128 = results.sum(ofProperty: property)
+                let average: Decimal128? = results.average(ofProperty: property)
+                if !Self.same(sum, expectedSum) || !Self.same(average, expectedAverage) {
+                    failures += 1
+                    XCTFail("sum/average \(sum)/\(String(describing: average)), expected \(expectedSum)/"
+                            + "\(String(describing: expectedAverage)): \(context)")
+                }
                 let minimum: Decimal128? = results.min(ofProperty: property)
                 let maximum: Decimal128? = results.max(ofProperty: property)
-                func decimal(_ value: MirrorValue) -> Decimal128? { if case .decimal(let value) = value { return value } else { return nil } }
                 if !Self.same(minimum, decimal(expectedMin)) || !Self.same(maximum, decimal(expectedMax)) {
                     failures += 1
                     XCTFail("min/max \(String(describing: minimum))/\(String(describing: maximum)), expected "

@@ -313,6 +313,19 @@ final class QuerySemanticsTests: RealmTestCase {
         XCTAssertEqual(all.average(ofProperty: "age") as Double?, 5)
     }
 
+    func testResultsSumAndAverageOfDecimal128AreExact() throws {
+        let salaries: [Decimal128?] = Array(repeating: "0.1", count: 10) + ["0.2", "0.3", "98765432109876.54321", nil]
+        let realm = try people(salaries.indices.map { "p\($0)" }) { index, person in person.salary = salaries[index] }
+        let all = realm.objects(QSPerson.self)
+        let sum: Decimal128 = "98765432109878.04321"
+        XCTAssertEqual(all.sum(ofProperty: "salary") as Decimal128, sum)
+        XCTAssertEqual(all.average(ofProperty: "salary") as Decimal128?, sum / Decimal128(exactly: Int64(13))!)
+        XCTAssertEqual(try all.filter(checking: "id <= 10").sum(ofProperty: "salary") as Decimal128, 1)
+        XCTAssertEqual(try all.filter(checking: "id <= 10").average(ofProperty: "salary") as Decimal128?, "0.1")
+        XCTAssertEqual(all.distinct(by: ["salary"]).sum(ofProperty: "salary") as Decimal128, "98765432109877.14321")
+        XCTAssertEqual(try all.filter(checking: "FALSEPREDICATE").sum(ofProperty: "salary") as Decimal128, 0)
+    }
+
     func testResultsAggregatesSkipNullsAndNaN() throws {
         let realm = try people(["a", "b", "c", "d"]) { index, person in
             person.height = [nil, 3, .nan, -1][index]

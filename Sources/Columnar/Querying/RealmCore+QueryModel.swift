@@ -103,7 +103,17 @@ extension RealmCore {
             if lhs.isNaN || rhs.isNaN { return nil }
             return lhs < rhs ? -1 : (lhs == rhs ? 0 : 1)
         },
-        toDouble: { bits in bits.withUnsafeBytes { Decimal128(rawBytes: $0) }.doubleValue })
+        toDouble: { bits in Decimal128(bits: bits).doubleValue },
+        add: { left, right in (Decimal128(bits: left) + Decimal128(bits: right)).bits },
+        divide: { value, count in (Decimal128(bits: value) / Decimal128(exactly: Int64(count))!).bits })
+}
+
+extension Decimal128 {
+    /// The value of a 16-byte bit pattern, as queries carry decimals.
+    init(bits: [UInt8]) { self = bits.withUnsafeBytes { Decimal128(rawBytes: $0) } }
+
+    /// The 16-byte bit pattern.
+    var bits: [UInt8] { withUnsafeBytes { Array($0) } }
 }
 
 /// What a resolved key path depends on besides the bindings.

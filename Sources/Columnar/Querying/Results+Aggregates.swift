@@ -82,10 +82,13 @@ extension Results {
 
 /// Converts an aggregate's value to the type the caller asked for.
 enum AggregateConversion {
-    /// The sum as `T`: integers summed exactly (stopping when the sum does not fit), other numbers in Double.
+    /// The sum as `T`: integers summed exactly (stopping when the sum does not fit), Decimal128 exactly in
+    /// Decimal128, other numbers in Double.
     static func sum<T>(_ result: AggregateResult, isInteger: Bool, as type: T.Type, property: String) -> T {
         let total: ScalarValue
-        if isInteger {
+        if let decimalSum = result.decimalSum {
+            total = .decimal128(decimalSum)
+        } else if isInteger {
             guard let exact = Int64(exactly: result.integerSum) else {
                 fatalError("Columnar: the sum of '\(property)' (\(result.integerSum)) does not fit in Int64")
             }
@@ -102,6 +105,10 @@ enum AggregateConversion {
     /// The mean as `T`, or nil when no value was aggregated.
     static func average<T>(_ result: AggregateResult, as type: T.Type, property: String) -> T? {
         guard result.count > 0 else { return nil }
+        if let decimalSum = result.decimalSum {
+            let mean = Decimal128(bits: decimalSum) / Decimal128(exactly: Int64(result.count))!
+            return AggregateConversion.value(.decimal128(mean.bits), as: T.self, property: property)
+        }
         let total = result.integerSum != 0 ? Double(result.integerSum) + result.doubleSum : result.doubleSum
         return AggregateConversion.value(.double(total / Double(result.count)), as: T.self, property: property)
     }
@@ -145,6 +152,7 @@ enum NumericConversion {
         case let integer as Int64: double = Double(integer)
         case let float as Float: double = Double(float)
         case let number as Double: double = number
+        case let decimal as Decimal128: double = decimal.doubleValue
         default: return nil
         }
         switch type {

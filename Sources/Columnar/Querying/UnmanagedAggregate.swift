@@ -3,8 +3,8 @@
 // RealmSwift answers aggregates of unmanaged collections itself (they are not in a Realm, where queries run), and
 // so does Columnar, with the rules the engine applies to managed ones (docs/QueryVM.md, section 4): nulls are
 // skipped, min and max skip NaN and are nil for no values, the sum of no values is zero and integers are summed
-// exactly (stopping when the sum does not fit the requested type), other numbers are summed in Double, and the
-// average is nil for no values. The property is checked against the class's schema first, so a misspelt name or an
+// exactly (stopping when the sum does not fit the requested type), Decimal128 exactly in Decimal128, other numbers
+// in Double, and the average is nil for no values. The property is checked against the class's schema first, so a misspelt name or an
 // unsupported type stops with the message a managed collection gives even when the collection is empty. Values
 // are read with `object[propertyName]`, following to-one links for dotted key paths; the elements of a collection of
 // values are aggregated through `self`. Minimum and maximum return the element (or property value) itself.
@@ -80,8 +80,8 @@ struct UnmanagedAggregate {
             result.doubleSum += double
             if double.isNaN { return }
         case let decimal as Decimal128:
-            // Through Double, as the engine sums and averages Decimal128 values.
-            result.doubleSum += decimal.doubleValue
+            // Exactly, in Decimal128, as the engine sums and averages Decimal128 values.
+            result.decimalSum = (result.decimalSum.map { Decimal128(bits: $0) + decimal } ?? decimal).bits
             if decimal.isNaN { return }
         default:
             break  // dates: only minimum and maximum

@@ -2,7 +2,8 @@
 //
 // Nulls are skipped. The sum of nothing is zero; the minimum, maximum and average of nothing are null. Sums of
 // integers are exact while they fit in Int64 and wrap beyond (two's complement), sums of floats and doubles are
-// taken in Double, and averages are Doubles (Decimal128 averages go through Double as well).
+// taken in Double, and averages are Doubles. Decimal128 values are summed and averaged exactly in Decimal128 (through
+// the object layer's arithmetic, QueryDecimalSupport): a sum of prices must not pick up a binary rounding error.
 
 import CColumnar
 
@@ -22,6 +23,12 @@ enum Aggregation {
             }
             return best ?? .null
         case .sum:
+            if type == COLUMNAR_TYPE_DECIMAL128, let decimals {
+                let bits = present.compactMap { value -> [UInt8]? in
+                    if case .decimal128(let bits) = value { return bits } else { return nil }
+                }
+                return decimals.sum(bits).map(ScalarValue.decimal128) ?? decimals.encode(.int(0)).map(ScalarValue.decimal128) ?? .int(0)
+            }
             if type == COLUMNAR_TYPE_INT {
                 var sum: Int64 = 0
                 for case .int(let value) in present { sum &+= value }
@@ -30,6 +37,13 @@ enum Aggregation {
             return .double(present.reduce(0) { $0 + ($1.numericDouble(decimals: decimals) ?? 0) })
         case .avg:
             guard !present.isEmpty else { return .null }
+            if type == COLUMNAR_TYPE_DECIMAL128, let decimals {
+                let bits = present.compactMap { value -> [UInt8]? in
+                    if case .decimal128(let bits) = value { return bits } else { return nil }
+                }
+                guard let sum = decimals.sum(bits) else { return .null }
+                return .decimal128(decimals.divide(sum, bits.count))
+            }
             if type == COLUMNAR_TYPE_INT {
                 // Integers are summed exactly (in 128 bits) before dividing, as the kernels do.
                 var sum = Int128(0)

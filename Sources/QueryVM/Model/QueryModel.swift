@@ -86,15 +86,29 @@ public struct QueryDecimalSupport: Sendable {
     public var encode: @Sendable (QueryValue) -> [UInt8]?
     /// Orders two bit patterns numerically: <0, 0, >0, or nil when either is NaN.
     public var compare: @Sendable ([UInt8], [UInt8]) -> Int?
-    /// The value as a Double (for sums and averages).
+    /// The value as a Double (to compare with a float or double, and for numeric conversions).
     public var toDouble: @Sendable ([UInt8]) -> Double
+    /// The exact decimal sum of two values, for sums and averages: decimal values are not summed in Double,
+    /// where 0.1 + 0.2 is not 0.3.
+    public var add: @Sendable ([UInt8], [UInt8]) -> [UInt8]
+    /// A value divided by a count, for averages.
+    public var divide: @Sendable ([UInt8], Int) -> [UInt8]
 
     public init(encode: @escaping @Sendable (QueryValue) -> [UInt8]?,
                 compare: @escaping @Sendable ([UInt8], [UInt8]) -> Int?,
-                toDouble: @escaping @Sendable ([UInt8]) -> Double) {
+                toDouble: @escaping @Sendable ([UInt8]) -> Double,
+                add: @escaping @Sendable ([UInt8], [UInt8]) -> [UInt8],
+                divide: @escaping @Sendable ([UInt8], Int) -> [UInt8]) {
         self.encode = encode
         self.compare = compare
         self.toDouble = toDouble
+        self.add = add
+        self.divide = divide
+    }
+
+    /// The exact sum of decimal values (each a bit pattern), or nil when there are none.
+    public func sum<Values: Sequence>(_ values: Values) -> [UInt8]? where Values.Element == [UInt8] {
+        values.reduce(nil) { sum, value in sum.map { add($0, value) } ?? value }
     }
 }
 

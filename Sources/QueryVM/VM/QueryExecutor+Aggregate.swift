@@ -11,8 +11,10 @@ public struct AggregateResult: Sendable {
     public var count = 0
     /// Integers: the exact sum.
     public var integerSum = Int128(0)
-    /// Floats and doubles (and Decimal128 through Double): the sum.
+    /// Floats and doubles: the sum, in Double.
     public var doubleSum = 0.0
+    /// Decimal128: the exact decimal sum (a bit pattern), nil until a decimal value is seen.
+    public var decimalSum: [UInt8]?
     public var minimum: ScalarValue = .null
     public var maximum: ScalarValue = .null
 
@@ -37,6 +39,10 @@ extension QueryExecutor {
                 result.count += 1
                 switch value {
                 case .int(let integer): result.integerSum += Int128(integer)
+                case .decimal128(let bits):
+                    if let decimals = evaluator.decimals {
+                        result.decimalSum = result.decimalSum.map { decimals.add($0, bits) } ?? bits
+                    }
                 default: result.doubleSum += value.numericDouble(decimals: evaluator.decimals) ?? 0
                 }
                 if value.isNaN(decimals: evaluator.decimals) { continue }
