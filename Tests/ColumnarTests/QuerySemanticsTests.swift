@@ -409,6 +409,48 @@ final class QuerySemanticsTests: RealmTestCase {
         XCTAssertEqual(realm.objects(QSPerson.self).sum(ofProperty: "age") as Int, 1)
     }
 
+    func testResultsMadeInTheWriteThatCreatedTheirTableStayRightAfterACancel() throws {
+        let realm = try openRealm()
+        realm.beginWrite()
+        let rex = Dog()
+        rex.name = "Rex"
+        rex.age = 3
+        realm.add(rex)   // the first Dog: the write creates the table
+        let dogs = realm.objects(Dog.self)
+        let old = dogs.filter("age > 2")
+        let byName = dogs.sorted(byKeyPath: "name")
+        XCTAssertEqual(dogs.count, 1)
+        XCTAssertEqual(old.count, 1)
+        realm.cancelWrite()
+        XCTAssertEqual(dogs.count, 0)
+        XCTAssertNil(dogs.first)
+        XCTAssertEqual(old.count, 0)
+        XCTAssertEqual(byName.map(\.name), [])
+        // Another class's table, created next, may get the table the cancelled write had made: the results must
+        // not read it as dogs.
+        try realm.write {
+            let toy = Toy()
+            toy.brand = "Acme"
+            toy.price = 5
+            realm.add(toy)
+        }
+        XCTAssertEqual(dogs.count, 0)
+        XCTAssertEqual(old.count, 0)
+        try realm.write {
+            for (name, age) in [("Fido", 5), ("Bo", 1)] {
+                let dog = Dog()
+                dog.name = name
+                dog.age = age
+                realm.add(dog)
+            }
+        }
+        XCTAssertEqual(dogs.map(\.name), ["Fido", "Bo"])
+        XCTAssertEqual(old.map(\.name), ["Fido"])
+        XCTAssertEqual(byName.map(\.name), ["Bo", "Fido"])
+        XCTAssertEqual(dogs.max(ofProperty: "age") as Int?, 5)
+        XCTAssertEqual(realm.objects(Toy.self).map(\.brand), ["Acme"])
+    }
+
     func testFilteredResultsUpdateAfterAWrite() throws {
         let realm = try people(["a", "b"]) { index, person in person.age = [1, 5][index] }
         let adults = try realm.objects(QSPerson.self).filter(checking: "age >= 3")
