@@ -155,7 +155,7 @@ struct PredicateLexer {
                 groups: [8, 4, 4, 4, 12], kind: "a UUID of the form 8-4-4-4-12 hexadecimal digits", literalStart: start)
             return token(.literal(.uuid(bytes)), from: start)
         case "objkey" where peek() == "(":
-            return token(.literal(.object(try lexObjectKey(literalStart: start))), from: start)
+            return token(.literal(.object(try lexObjectKey())), from: start)
         case "b64" where peek() == "\"" || peek() == "'":
             let textStart = offset
             let text = try lexString()
@@ -168,19 +168,26 @@ struct PredicateLexer {
         }
     }
 
-    /// The `(<class>, <key>)` of `objkey(…)`: a class name and an object key (0 or more, decimal digits).
-    private mutating func lexObjectKey(literalStart: Int) throws -> QueryObjectReference {
+    /// The text between the `(` at the current offset and the next `)` of a typed literal, consumed with both
+    /// parentheses, and the offset where the text starts.
+    private mutating func lexParenthesizedText() throws -> (start: Int, text: String) {
         offset += 1  // "("
-        let contentStart = offset
-        var content = ""
+        let start = offset
+        var text = ""
         while let character = peek(), character != ")" {
-            content.append(character)
+            text.append(character)
             offset += 1
         }
         guard peek() == ")" else {
             throw QuerySyntaxError(offset: offset, message: "expected ')' to close the literal, found end of query")
         }
         offset += 1
+        return (start, text)
+    }
+
+    /// The `(<class>, <key>)` of `objkey(…)`: a class name and an object key (0 or more, decimal digits).
+    private mutating func lexObjectKey() throws -> QueryObjectReference {
+        let (contentStart, content) = try lexParenthesizedText()
         let parts = content.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         let isName = { (text: String) in
@@ -196,17 +203,7 @@ struct PredicateLexer {
 
     /// The `(…)` of `oid(…)` or `uuid(…)`: hexadecimal digit groups separated by `-`.
     private mutating func lexHexLiteral(groups: [Int], kind: String, literalStart: Int) throws -> [UInt8] {
-        offset += 1  // "("
-        let contentStart = offset
-        var content = ""
-        while let character = peek(), character != ")" {
-            content.append(character)
-            offset += 1
-        }
-        guard peek() == ")" else {
-            throw QuerySyntaxError(offset: offset, message: "expected ')' to close the literal, found end of query")
-        }
-        offset += 1
+        let (contentStart, content) = try lexParenthesizedText()
         let parts = content.split(separator: "-", omittingEmptySubsequences: false)
         // Group lengths first; then the digits must be ASCII hexadecimal (Character.isHexDigit also accepts the
         // fullwidth forms, which are not digits of a literal).
