@@ -24,10 +24,8 @@ enum Aggregation {
             return best ?? .null
         case .sum:
             if type == COLUMNAR_TYPE_DECIMAL128, let decimals {
-                let bits = present.compactMap { value -> [UInt8]? in
-                    if case .decimal128(let bits) = value { return bits } else { return nil }
-                }
-                return decimals.sum(bits).map(ScalarValue.decimal128) ?? decimals.encode(.int(0)).map(ScalarValue.decimal128) ?? .int(0)
+                // No values: the integer 0, which compares with decimals as their zero does.
+                return decimals.sum(decimalBits(present)).map(ScalarValue.decimal128) ?? .int(0)
             }
             if type == COLUMNAR_TYPE_INT {
                 var sum: Int64 = 0
@@ -38,9 +36,7 @@ enum Aggregation {
         case .avg:
             guard !present.isEmpty else { return .null }
             if type == COLUMNAR_TYPE_DECIMAL128, let decimals {
-                let bits = present.compactMap { value -> [UInt8]? in
-                    if case .decimal128(let bits) = value { return bits } else { return nil }
-                }
+                let bits = decimalBits(present)
                 guard let sum = decimals.sum(bits) else { return .null }
                 return .decimal128(decimals.divide(sum, bits.count))
             }
@@ -54,6 +50,13 @@ enum Aggregation {
             return .double(sum / Double(present.count))
         default:
             return .null
+        }
+    }
+
+    /// The bit patterns of the Decimal128 values among `values`.
+    private static func decimalBits(_ values: [ScalarValue]) -> [[UInt8]] {
+        values.compactMap { value in
+            if case .decimal128(let bits) = value { return bits } else { return nil }
         }
     }
 }
