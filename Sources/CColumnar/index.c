@@ -777,6 +777,21 @@ static int sink_extreme(void *context, int64_t key) {
     return 0;
 }
 
+/* The extreme among the objects of row `row` of the walk's current cluster. An int column's index key is the value
+ * itself, so a row not under INT64_MIN (which nulls share with the value INT64_MIN) answers without reading an
+ * object; other rows, and timestamps (whose keys are clamped far from the epoch), read their objects' values. */
+static int row_extreme(const index_walk *w, uint32_t row, extreme_sink *sink) {
+    if (sink->q->col->type == COLUMNAR_TYPE_INT) {
+        int64_t key = cluster_key(&w->cluster, row);
+        if (key != ORDERED_NULL_KEY) {
+            memcpy(sink->best, &key, sizeof key);
+            sink->found = true;
+            return 0;
+        }
+    }
+    return visit_row_keys(w, row, sink_extreme, sink);
+}
+
 int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_col_id column, bool maximum,
                            columnar_value *out_value, bool *out_found) {
     if (!out_value || !out_found) return CC_MISUSE("columnar_index_extreme needs a value and a found flag");
@@ -796,13 +811,17 @@ int columnar_index_extreme(columnar_txn *txn, columnar_table_id table, columnar_
         if (w.cluster.found) {
             w.from = cluster_rows(&w.cluster) - 1;
             w.to = w.from + 1;
-            if ((rc = visit_row_keys(&w, w.from, sink_extreme, &sink))) return rc;
+            if ((rc = row_extreme(&w, w.from, &sink))) return rc;
         }
     } else {
+        /* Most often the first row answers: look at it before setting up the walk, which bounds the cluster's
+         * rows by two binary searches. */
+        if ((rc = cc_tree_seek_cluster(q.txn, q.root, INT64_MIN, &w.cluster))) return rc;
+        if (w.cluster.found && (rc = row_extreme(&w, 0, &sink))) return rc;
         bool more;
         while (!sink.found && !(rc = index_walk_next(&w, &more)) && more)
             for (uint32_t row = w.from; row < w.to && !sink.found; row++)
-                if ((rc = visit_row_keys(&w, row, sink_extreme, &sink))) return rc;
+                if ((rc = row_extreme(&w, row, &sink))) return rc;
         if (rc) return rc;
     }
     if (sink.found) {

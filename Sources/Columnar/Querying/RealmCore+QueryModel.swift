@@ -67,12 +67,20 @@ extension RealmCore {
     /// a good part of what `min(ofProperty:)` costs when an index answers it.
     func resolvedKeyPath(_ text: String, table: columnar_table_id,
                          for use: TypeChecker.KeyPathUse) throws -> CheckedPath {
-        let model = queryModel()
-        if resolvedKeyPaths.bindingGeneration != bindingGeneration { resolvedKeyPaths = (bindingGeneration, [:]) }
         let key = ResolvedKeyPathKey(table: table, text: text, use: use)
-        if let known = resolvedKeyPaths.paths[key] { return known }
-        let path = try TypeChecker.resolveKeyPath(text, table: table, model: model, for: use)
-        resolvedKeyPaths.paths[key] = path
+        // The last one first: repeated aggregates of one property skip hashing the name.
+        if let last = lastResolvedKeyPath, last.bindingGeneration == bindingGeneration, last.key == key {
+            return last.path
+        }
+        if resolvedKeyPaths.bindingGeneration != bindingGeneration { resolvedKeyPaths = (bindingGeneration, [:]) }
+        let path: CheckedPath
+        if let known = resolvedKeyPaths.paths[key] {
+            path = known
+        } else {
+            path = try TypeChecker.resolveKeyPath(text, table: table, model: queryModel(), for: use)
+            resolvedKeyPaths.paths[key] = path
+        }
+        lastResolvedKeyPath = (bindingGeneration, key, path)
         return path
     }
 

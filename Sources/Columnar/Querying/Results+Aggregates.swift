@@ -9,15 +9,13 @@ import QueryVM
 extension Results {
     /// The smallest value of a property (numbers and dates), or nil when there are no non-null values.
     public func min<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let target, let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MIN, target: target)
-        else { return nil }
+        guard let result = extremes(property, wanted: COLUMNAR_AGGREGATE_MIN) else { return nil }
         return AggregateConversion.value(result.minimum, as: T.self, property: property)
     }
 
     /// The largest value of a property (numbers and dates), or nil when there are no non-null values.
     public func max<T: MinMaxType>(ofProperty property: String) -> T? {
-        guard let target, let result = aggregate(property, .minMax, wanted: COLUMNAR_AGGREGATE_MAX, target: target)
-        else { return nil }
+        guard let result = extremes(property, wanted: COLUMNAR_AGGREGATE_MAX) else { return nil }
         return AggregateConversion.value(result.maximum, as: T.self, property: property)
     }
 
@@ -49,20 +47,33 @@ extension Results {
         }
     }
 
+    /// The minimum and/or maximum (`wanted`) of the property over the results (nil when they are invalidated).
+    private func extremes(_ property: String, wanted: UInt32) -> AggregateResult? {
+        if let fromIndex = wholeTableIndexExtremes(property, wanted: wanted) { return fromIndex }
+        guard let target else { return nil }
+        return aggregate(property, .minMax, wanted: wanted, target: target)
+    }
+
+    /// The whole table's minimum and/or maximum of an int or date property with an ordered index, read from the
+    /// index's ends; nil when something else must answer (a filter, a distinct, results of a collection, another
+    /// kind of property, no ordered index, an unknown property whose error the aggregate reports). It needs neither
+    /// the query model nor a program, so the call costs about the index's descent.
+    private func wholeTableIndexExtremes(_ property: String, wanted: UInt32) -> AggregateResult? {
+        guard case .table = source, query.predicate == nil, query.distinct.isEmpty, !isInvalidated,
+              let table = currentBinding?.table,
+              let path = try? core.resolvedKeyPath(property, table: table, for: .minMax),
+              let (column, type) = path.ownColumn
+        else { return nil }
+        return try? QueryExecutor.indexExtremes(transaction: core.currentTransaction, table: table, column: column,
+                                                type: type, wanted: wanted)
+    }
+
     /// Aggregates the property over the results (nil when they are invalidated).
     /// `wanted` names the aggregates the caller reads (COLUMNAR_AGGREGATE_*), so a scan computes only those.
     private func aggregate(_ property: String, _ use: TypeChecker.KeyPathUse, wanted: UInt32,
                            target: QueryTarget) -> AggregateResult? {
         guard let path = resolvedPath(property, use, target: target), !isInvalidated else { return nil }
         do {
-            // The whole table's min or max of an indexed property: the index's ends, without a query's set-up.
-            if case .table = source, query.predicate == nil, query.distinct.isEmpty,
-               let (column, type) = path.ownColumn,
-               let extremes = try QueryExecutor.indexExtremes(transaction: core.currentTransaction,
-                                                              table: target.table, column: column, type: type,
-                                                              wanted: wanted) {
-                return extremes
-            }
             if query.distinct.isEmpty {
                 let executor = query.executor(core: core, target: target, source: source)
                 return try executor.aggregate(path, candidates: try source.candidateKeys(in: core) ?? [],
@@ -117,6 +128,8 @@ enum AggregateConversion {
         let any: Any?
         switch value {
         case .null: return nil
+        // The common case without boxing: an Int64 asked for as Int.
+        case .int(let integer) where T.self == Int.self: return unsafeBitCast(Int(integer), to: T.self)
         case .int(let integer): any = integer
         case .float(let float): any = float
         case .double(let double): any = double

@@ -64,11 +64,16 @@ extension Results {
                                                           decimals: RealmCore.decimalSupport),
                                className: name)
         }
+        guard let current = currentBinding else { return nil }
+        return QueryTarget(table: current.table, model: core.queryModel(), className: current.schema.className)
+    }
+
+    /// The binding of the results' class now; nil when the class has no table (read-only file).
+    var currentBinding: ClassBinding? {
         guard let binding else { return nil }
         // Cancelling a write drops the core's class bindings (the write may have made the tables), so the query
         // model would no longer describe a class these results were made for: bind it again first.
-        let current = (try? core.binding(for: Self.objectType)) ?? binding
-        return QueryTarget(table: current.table, model: core.queryModel(), className: current.schema.className)
+        return (try? core.binding(for: Self.objectType)) ?? binding
     }
 
     /// The class of the objects: `Element`, or what it wraps for the optional objects of a map (`Dog?`).

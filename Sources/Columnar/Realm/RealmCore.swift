@@ -58,6 +58,8 @@ final class RealmCore {
     var queryModelCache: (bindingGeneration: UInt64, model: QueryModel)?
     /// Key paths of aggregates resolved against that model, by table, text and use (RealmCore+QueryModel.swift).
     var resolvedKeyPaths: (bindingGeneration: UInt64, paths: [ResolvedKeyPathKey: CheckedPath]) = (0, [:])
+    /// The key path resolved last, looked at before `resolvedKeyPaths`.
+    var lastResolvedKeyPath: (bindingGeneration: UInt64, key: ResolvedKeyPathKey, path: CheckedPath)?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
 

@@ -73,16 +73,27 @@ extension QueryExecutor {
         var info = columnar_column_info()
         guard columnar_column_info_get(transaction, table, column, &info) == 0, info.ordered_index else { return nil }
         var result = AggregateResult()
-        for maximum in [false, true] where wanted & UInt32(maximum ? COLUMNAR_AGGREGATE_MAX : COLUMNAR_AGGREGATE_MIN) != 0 {
-            var value = columnar_value()
-            var found = false
-            try check(columnar_index_extreme(transaction, table, column, maximum, &value, &found))
-            guard found else { return result }   // no non-null value: count 0, extremes null
-            result.count = 1   // at least one value; the caller asked only for extremes
-            let extreme = ScalarValue(value, linkTarget: nil)
-            if maximum { result.maximum = extreme } else { result.minimum = extreme }
+        // No non-null value: count 0 and null extremes. Otherwise the count is 1: at least one value, and the
+        // caller asked only for extremes.
+        if wanted & UInt32(COLUMNAR_AGGREGATE_MIN) != 0 {
+            guard let minimum = try indexExtreme(transaction, table, column, maximum: false) else { return result }
+            result.count = 1
+            result.minimum = minimum
+        }
+        if wanted & UInt32(COLUMNAR_AGGREGATE_MAX) != 0 {
+            guard let maximum = try indexExtreme(transaction, table, column, maximum: true) else { return result }
+            result.count = 1
+            result.maximum = maximum
         }
         return result
+    }
+
+    private static func indexExtreme(_ transaction: OpaquePointer, _ table: columnar_table_id,
+                                     _ column: columnar_col_id, maximum: Bool) throws -> ScalarValue? {
+        var value = columnar_value()
+        var found = false
+        try check(columnar_index_extreme(transaction, table, column, maximum, &value, &found))
+        return found ? ScalarValue(value, linkTarget: nil) : nil
     }
 
     private func scanAggregate(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult {
