@@ -194,6 +194,56 @@ final class OrderedIndexQueryTests: RealmTestCase {
         assertSorted("seed \(generator.seed), after cancelling")
     }
 
+    /// When few strings share their first six bytes, the sort reads the index and orders only those runs by their
+    /// values (read in one gather). Their order — byte order, null and empty first, a shorter string before its
+    /// extensions, ties in key order — must be the unindexed copy's, both ways, committed and inside a write.
+    func testSortingByAnIndexedStringWhoseFewSharedPrefixesAreOrderedByValue() throws {
+        var generator = SeededGenerator.fromEnvironment()
+        let realm = try openRealm()
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        // Tied runs: values sharing "abcdef" or "zzzzzz" that differ after it (or are equal), and empty strings.
+        let tied = ["", "abcdef", "abcdef", "abcdefa", "abcdef\u{0}", "abcdefé", "abcdefzz", "abcdefa\u{0}",
+                    "zzzzzz", "zzzzzzy", "zzzzzzyy", "zzzzzzé"]
+        func word() -> String {
+            if Int.random(in: 0 ..< 14, using: &generator) == 0 { return tied.randomElement(using: &generator)! }
+            return String((0 ..< 10).map { _ in letters.randomElement(using: &generator)! })
+        }
+        func add(ids: Range<Int>) {
+            for id in ids {
+                let text = word()
+                realm.add(OIRecord(value: ["id": id, "word": text, "plainWord": text]))
+            }
+        }
+        let objects = realm.objects(OIRecord.self)
+        func assertSorted(_ context: String) {
+            // The index answers only while the objects in shared-prefix runs stay under an eighth of the table
+            // (QueryExecutor.indexOrderInexactShareLimit); past it the general sort runs and this test would not
+            // reach the runs' ordering.
+            var prefixCounts: [[UInt8]: Int] = [:]
+            for record in objects { prefixCounts[Array(record.word.utf8.prefix(6)), default: 0] += 1 }
+            let inRuns = prefixCounts.values.filter { $0 > 1 }.reduce(0, +)
+            XCTAssertGreaterThan(inRuns, 0, context)
+            XCTAssertLessThan(inRuns, objects.count / 8, context)
+            for ascending in [true, false] {
+                XCTAssertEqual(ids(objects.sorted(byKeyPath: "word", ascending: ascending)),
+                               ids(objects.sorted(byKeyPath: "plainWord", ascending: ascending)),
+                               "\(context), ascending \(ascending)")
+            }
+        }
+        try realm.write { add(ids: 0 ..< 3_000) }
+        assertSorted("seed \(generator.seed), committed")
+        realm.beginWrite()
+        realm.delete(objects.filter("id < 200"))
+        add(ids: 10_000 ..< 10_300)
+        for record in objects.filter("id BETWEEN {1000, 1030}") {
+            record.word = "abcdefb"
+            record.plainWord = "abcdefb"
+        }
+        assertSorted("seed \(generator.seed), inside a write")
+        realm.cancelWrite()
+        assertSorted("seed \(generator.seed), after cancelling")
+    }
+
     func testMinAndMaxOverTheWholeTableComeFromTheIndexEnds() throws {
         var generator = SeededGenerator.fromEnvironment()
         let realm = try openRealm()

@@ -9,6 +9,7 @@
 // stable sort of the table — the same as sortedMatchingKeys's general path returns.
 
 import CColumnar
+import Foundation
 
 extension QueryExecutor {
     /// A run of the index walk holding more than this share of the table's objects in runs that need their values
@@ -35,27 +36,35 @@ extension QueryExecutor {
         let runShift: Int64 = type == COLUMNAR_TYPE_STRING ? 16 : 0
         var groupStarts: [Int]? = key.ascending ? nil : []
         groupStarts?.reserveCapacity(objectCount)
+        var inexactRuns: [Range<Int>] = []
         var inexactObjects = 0
-        var start = 0
-        while start < objectCount {
-            var end = start + 1
-            while end < objectCount && indexKeys[end] >> runShift == indexKeys[start] >> runShift { end += 1 }
-            if Self.runMayMixValues(indexKey: indexKeys[start], count: end - start, type: type,
-                                    nullable: info.nullable) {
-                inexactObjects += end - start
-                if inexactObjects > objectCount / Self.indexOrderInexactShareLimit { return nil }
-                try orderRunByValue(&order, start..<end, column: column, groupStarts: &groupStarts)
-            } else {
-                groupStarts?.append(start)   // one value: a string run of one, or equal exact keys
+        let tooManyInexact = indexKeys.withUnsafeBufferPointer { indexKeys in
+            var start = 0
+            while start < objectCount {
+                let runKey = indexKeys[start] >> runShift
+                var end = start + 1
+                while end < objectCount && indexKeys[end] >> runShift == runKey { end += 1 }
+                if Self.runMayMixValues(indexKey: indexKeys[start], count: end - start, type: type,
+                                        nullable: info.nullable) {
+                    inexactObjects += end - start
+                    if inexactObjects > objectCount / Self.indexOrderInexactShareLimit { return true }
+                    inexactRuns.append(start..<end)
+                } else {
+                    groupStarts?.append(start)   // one value: a string run of one, or equal exact keys
+                }
+                start = end
             }
-            start = end
+            return false
         }
-        guard let groupStarts else { return order }
+        if tooManyInexact { return nil }
+        let runGroupStarts = try orderRunsByValue(&order, inexactRuns, objectCount: inexactObjects, column: column,
+                                                  type: type, recordingGroups: groupStarts != nil)
+        guard let exactGroupStarts = groupStarts else { return order }
         // Descending: the groups in reverse, each keeping its objects in key order (the sort stays stable).
         var descending: [Int64] = []
         descending.reserveCapacity(objectCount)
         var groupEnd = objectCount
-        for groupStart in groupStarts.reversed() {
+        for groupStart in Self.mergedAscending(exactGroupStarts, runGroupStarts).reversed() {
             descending.append(contentsOf: order[groupStart..<groupEnd])
             groupEnd = groupStart
         }
@@ -97,25 +106,70 @@ extension QueryExecutor {
         }
     }
 
-    /// Orders `order[run]` by value (null first), ties by object key, and records where each value's group starts.
-    private func orderRunByValue(_ order: inout [Int64], _ run: Range<Int>, column: columnar_col_id,
-                                 groupStarts: inout [Int]?) throws {
-        var entries = try order[run].map { key -> (key: Int64, value: ScalarValue) in
-            var value = columnar_value()
-            try check(columnar_obj_get(transaction, program.table, key, column, &value))
-            return (key, ScalarValue(value, linkTarget: nil))
-        }
+    /// Orders each of `runs` (ascending, not overlapping; `objectCount` objects in all) of `order` by value, null
+    /// first, ties by object key. Their values are read in one gather, which visits each cluster once instead of
+    /// descending the table once per object. With `recordingGroups`, returns where each value's group starts.
+    private func orderRunsByValue(_ order: inout [Int64], _ runs: [Range<Int>], objectCount: Int,
+                                  column: columnar_col_id, type: columnar_type,
+                                  recordingGroups: Bool) throws -> [Int] {
+        guard !runs.isEmpty else { return [] }
+        var keys: [Int64] = []
+        keys.reserveCapacity(objectCount)
+        for run in runs { keys.append(contentsOf: order[run]) }
+        var values = [columnar_value](repeating: columnar_value(), count: keys.count)
+        try check(columnar_obj_get_many(transaction, program.table, column, keys, UInt64(keys.count), &values, nil))
         let decimals = evaluator.decimals
-        entries.sort { left, right in
-            let sign = SortColumn.compareValues(left.value, right.value, decimals: decimals)
-            return sign != 0 ? sign < 0 : left.key < right.key
+        var groupStarts: [Int] = []
+        var first = 0   // of the run's keys and values
+        for run in runs {
+            // Strings (nearly every run) compare their bytes where they lie; other types as scalar values.
+            let scalars = type == COLUMNAR_TYPE_STRING ? []
+                : values[first..<first + run.count].map { ScalarValue($0, linkTarget: nil) }
+            func compare(_ left: Int, _ right: Int) -> Int {
+                if scalars.isEmpty { return Self.compareStrings(values[first + left], values[first + right]) }
+                return SortColumn.compareValues(scalars[left], scalars[right], decimals: decimals)
+            }
+            let sorted = (0..<run.count).sorted { left, right in
+                let sign = compare(left, right)
+                return sign != 0 ? sign < 0 : keys[first + left] < keys[first + right]
+            }
+            for (offset, position) in sorted.enumerated() {
+                order[run.lowerBound + offset] = keys[first + position]
+                if recordingGroups, offset == 0 || compare(sorted[offset - 1], position) != 0 {
+                    groupStarts.append(run.lowerBound + offset)
+                }
+            }
+            first += run.count
         }
-        for (offset, entry) in entries.enumerated() {
-            order[run.lowerBound + offset] = entry.key
-            if groupStarts != nil,
-               offset == 0 || SortColumn.compareValues(entries[offset - 1].value, entry.value, decimals: decimals) != 0 {
-                groupStarts?.append(run.lowerBound + offset)
+        return groupStarts
+    }
+
+    /// Two strings of a column, null first, then by their bytes (as `SortColumn.compareValues` orders them).
+    private static func compareStrings(_ left: columnar_value, _ right: columnar_value) -> Int {
+        if left.is_null || right.is_null { return left.is_null == right.is_null ? 0 : (left.is_null ? -1 : 1) }
+        let common = min(left.as.bytes.size, right.as.bytes.size)
+        if common > 0, let l = left.as.bytes.data, let r = right.as.bytes.data {
+            let sign = memcmp(l, r, common)
+            if sign != 0 { return sign < 0 ? -1 : 1 }
+        }
+        return left.as.bytes.size == right.as.bytes.size ? 0 : (left.as.bytes.size < right.as.bytes.size ? -1 : 1)
+    }
+
+    /// Two ascending arrays of distinct positions as one ascending array.
+    private static func mergedAscending(_ left: [Int], _ right: [Int]) -> [Int] {
+        guard !right.isEmpty else { return left }
+        var merged: [Int] = []
+        merged.reserveCapacity(left.count + right.count)
+        var l = 0, r = 0
+        while l < left.count || r < right.count {
+            if r == right.count || (l < left.count && left[l] < right[r]) {
+                merged.append(left[l])
+                l += 1
+            } else {
+                merged.append(right[r])
+                r += 1
             }
         }
+        return merged
     }
 }
