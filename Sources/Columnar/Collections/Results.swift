@@ -134,8 +134,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// values, key paths through links, names of no property, and properties without a column (collections,
     /// linking objects), which are read object by object.
     private func columnValues(ofProperty name: String) -> Any? {
-        guard !source.holdsValues, !isInvalidated, binding != nil, !name.contains(".") else { return nil }
-        let current = core.requireBinding(for: Self.objectType)
+        guard !source.holdsValues, !isInvalidated, !name.contains("."), let current = currentBinding else { return nil }
         guard let index = current.schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
         return current.info.prototypeCells[index].readManagedColumn(core: core, binding: current,
                                                                     column: current.columns[index], keys: keys)

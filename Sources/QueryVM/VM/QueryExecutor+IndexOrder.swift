@@ -9,7 +9,6 @@
 // stable sort of the table — the same as sortedMatchingKeys's general path returns.
 
 import CColumnar
-import Foundation
 
 extension QueryExecutor {
     /// A run of the index walk holding more than this share of the table's objects in runs that need their values
@@ -123,11 +122,13 @@ extension QueryExecutor {
         var first = 0   // of the run's keys and values
         for run in runs {
             // Strings (nearly every run) compare their bytes where they lie; other types as scalar values.
-            let scalars = type == COLUMNAR_TYPE_STRING ? []
-                : values[first..<first + run.count].map { ScalarValue($0, linkTarget: nil) }
+            let isString = type == COLUMNAR_TYPE_STRING
+            let scalars = isString ? [] : values[first..<first + run.count].map { ScalarValue($0, linkTarget: nil) }
             func compare(_ left: Int, _ right: Int) -> Int {
-                if scalars.isEmpty { return Self.compareStrings(values[first + left], values[first + right]) }
-                return SortColumn.compareValues(scalars[left], scalars[right], decimals: decimals)
+                guard isString else { return SortColumn.compareValues(scalars[left], scalars[right], decimals: decimals) }
+                let l = values[first + left].as.bytes, r = values[first + right].as.bytes
+                return SortColumn.compareBytes(l.data, count: l.size, isNull: values[first + left].is_null,
+                                               r.data, count: r.size, isNull: values[first + right].is_null)
             }
             let sorted = (0..<run.count).sorted { left, right in
                 let sign = compare(left, right)
@@ -142,17 +143,6 @@ extension QueryExecutor {
             first += run.count
         }
         return groupStarts
-    }
-
-    /// Two strings of a column, null first, then by their bytes (as `SortColumn.compareValues` orders them).
-    private static func compareStrings(_ left: columnar_value, _ right: columnar_value) -> Int {
-        if left.is_null || right.is_null { return left.is_null == right.is_null ? 0 : (left.is_null ? -1 : 1) }
-        let common = min(left.as.bytes.size, right.as.bytes.size)
-        if common > 0, let l = left.as.bytes.data, let r = right.as.bytes.data {
-            let sign = memcmp(l, r, common)
-            if sign != 0 { return sign < 0 ? -1 : 1 }
-        }
-        return left.as.bytes.size == right.as.bytes.size ? 0 : (left.as.bytes.size < right.as.bytes.size ? -1 : 1)
     }
 
     /// Two ascending arrays of distinct positions as one ascending array.

@@ -33,6 +33,19 @@ enum SortColumn {
         return left < right ? -1 : (left == right ? 0 : 1)
     }
 
+    /// Two byte strings (`count` bytes at each address) in the order `compareValues` gives strings: null first,
+    /// then bytewise, a string before its extensions. Compared where they lie, without copying.
+    static func compareBytes(_ left: UnsafeRawPointer?, count leftCount: Int, isNull leftIsNull: Bool,
+                             _ right: UnsafeRawPointer?, count rightCount: Int, isNull rightIsNull: Bool) -> Int {
+        if leftIsNull || rightIsNull { return leftIsNull == rightIsNull ? 0 : (leftIsNull ? -1 : 1) }
+        let common = min(leftCount, rightCount)
+        if common > 0, let left, let right {
+            let order = memcmp(left, right, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
+    }
+
     static func compareValues(_ left: ScalarValue, _ right: ScalarValue, decimals: QueryDecimalSupport?) -> Int {
         if left.isNull || right.isNull { return left.isNull == right.isNull ? 0 : (left.isNull ? -1 : 1) }
         // NaN (a Decimal128 one too) sorts after null and before every number, as for doubles: a comparison that
@@ -152,17 +165,11 @@ extension QueryExecutor {
                 ends.withUnsafeBufferPointer { end in
                     nulls.withUnsafeBufferPointer { isNull in
                         func compare(_ left: Int, _ right: Int) -> Int {
-                            if isNull[left] || isNull[right] {
-                                return isNull[left] == isNull[right] ? 0 : (isNull[left] ? -1 : 1)
-                            }
                             let leftStart = left == 0 ? 0 : end[left - 1], rightStart = right == 0 ? 0 : end[right - 1]
-                            let leftCount = end[left] - leftStart, rightCount = end[right] - rightStart
-                            let common = min(leftCount, rightCount)
-                            if common > 0 {
-                                let order = memcmp(bytes.baseAddress! + leftStart, bytes.baseAddress! + rightStart, common)
-                                if order != 0 { return order < 0 ? -1 : 1 }
-                            }
-                            return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
+                            return SortColumn.compareBytes(bytes.baseAddress.map { $0 + leftStart },
+                                                           count: end[left] - leftStart, isNull: isNull[left],
+                                                           bytes.baseAddress.map { $0 + rightStart },
+                                                           count: end[right] - rightStart, isNull: isNull[right])
                         }
                         order.sort { left, right in
                             let sign = compare(left, right)
