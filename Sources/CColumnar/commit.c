@@ -1,47 +1,61 @@
 /*
- * commit.c — the durable commit (docs/CommitPath.md):
+ * commit.c — encoding a write transaction into a new version and writing it (docs/CommitPath.md):
  *
- *   1. encode every private structure into new nodes, placed in free space the oldest reader can no longer see
- *      (or at the end of the used part of the file);
+ *   1. encode every private structure into new nodes, placed in space no reader can still see and that was
+ *      freed before the last durable version (or at the end of the used part of the file);
  *   2. build the new free list (old entries, minus what was reused, plus this commit's freed nodes tagged with
- *      the new version) and the new top node, both at the end so their own placement cannot change the list;
- *   3. write all new nodes in one batch (one io_uring submission) and fdatasync;
- *   4. write the inactive header slot (checksummed) and flip the selector in one write, then fdatasync;
- *   5. publish the new version to readers through the lock file.
+ *      the new version), the commit record (every range written since the durable version, with a CRC each)
+ *      and the new top node, together in a region reserved for them, so their own placement cannot change the
+ *      list they record;
+ *   3. write the nodes and the new version's header slot in one batch; a commit of more than
+ *      CF_ONE_SYNC_MAX_BYTES syncs its nodes first and marks its slot NODES_SYNCED;
+ *   4. name the version the latest written one in the lock file, unless a failed sync ended the chain it built on.
  *
- * A crash before step 4's write reaches the disk leaves the old version (the new nodes lie in space it does not
- * use); after it, the new one. A torn header write fails its slot checksum and the old slot is used.
+ * Making it durable (one fdatasync, shared with concurrent committers) and publishing it to readers come after
+ * the writer lock is released: durability.c.
  */
-#include "tree.h"
+#include "commit.h"
 
 #include "checksum.h"
+#include "tree.h"
+#include "durability.h"
+#include "header.h"
+#include "recovery.h"
 
 #include <errno.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define GROW_MIN_BYTES (1ull << 20)
 #define GROW_MAX_STEP_BYTES (1ull << 30)
+/* A commit record longer than this many entries is not worth its recovery-time reads: sync the nodes first. */
+#define CC_RECORD_MAX_ENTRIES 4096u
+/* A commit with more than this left to place takes scattered free space rather than growing the file (see
+ * allocate). */
+#define CC_RUN_MAX_GROWTH_BYTES (256u * 1024u)
 
 typedef struct cc_committer {
     cc_emitter emitter;       /* first, so the allocator can recover the committer */
     uint64_t end;             /* end of the used part of the file */
-    bool bump_only;           /* allocate from [region_next, region_end) only: the free list's nodes and the top */
+    bool bump_only;           /* allocate from [region_next, region_end) only: the free list, record and top */
     uint64_t region_next;
     uint64_t region_end;
-    size_t next_fit;          /* where the free-list scan resumes */
+    size_t next_fit;          /* the free-list entry the current run of nodes goes through (SIZE_MAX: none) */
+    uint64_t estimated_bytes; /* what the commit will place, estimated from the nodes it replaces */
+    uint64_t placed_bytes;    /* what it has placed so far */
 } cc_committer;
 
 static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
     cc_committer *c = (cc_committer *)emitter;
     columnar_txn *txn = emitter->txn;
     if (c->bump_only) {
-        /* The free list and top go into the region reserved for them (write_free_list). */
+        /* The free list, the commit record and the top go into the region reserved for them (write_tail). */
         if (c->region_next + bytes > c->region_end) {
-            *error = CC_CORRUPT(c->region_next, "internal error: the free list outgrew its reserved region");
+            *error = CC_CORRUPT(c->region_next, "internal error: the free list or commit record outgrew its reserved "
+                                "region");
             return 0;
         }
         uint64_t pos = c->region_next;
@@ -49,18 +63,42 @@ static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
         return pos;
     }
     {
+        /* Nodes go one after another through a run of free space, so that a commit's nodes share as few pages as
+         * they can: every page a commit touches is one more page its fdatasync writes. The run goes on in the
+         * entry last used; a new run starts in the smallest reusable entry that holds what the commit still has
+         * to place (estimated from what it replaces), or else at the end of the used file; a large commit that
+         * finds no such entry takes the first that fits, rather than growing the file. */
         cc_rangevec *list = &txn->free_list;
-        for (size_t scanned = 0; scanned < list->count; scanned++) {
-            size_t i = (c->next_fit + scanned) % list->count;
-            cc_range *entry = &list->items[i];
-            if (entry->size >= bytes && entry->version <= txn->oldest_pinned) {
-                uint64_t pos = entry->pos;
-                entry->pos += bytes;
-                entry->size -= bytes;
-                c->next_fit = i;
-                return pos;
-            }
+        size_t chosen = SIZE_MAX;
+        if (c->next_fit < list->count) {
+            cc_range *entry = &list->items[c->next_fit];
+            if (entry->size >= bytes && entry->version <= txn->oldest_pinned) chosen = c->next_fit;
         }
+        uint64_t wanted = c->placed_bytes < c->estimated_bytes ? c->estimated_bytes - c->placed_bytes : 0;
+        if (wanted < bytes) wanted = bytes;
+        for (size_t i = 0; chosen == SIZE_MAX && i < list->count; i++) {
+            const cc_range *entry = &list->items[i];
+            if (entry->size < wanted || entry->version > txn->oldest_pinned) continue;
+            size_t best = i;
+            for (size_t j = i + 1; j < list->count; j++)
+                if (list->items[j].size >= wanted && list->items[j].size < list->items[best].size &&
+                    list->items[j].version <= txn->oldest_pinned)
+                    best = j;
+            chosen = best;
+        }
+        for (size_t i = 0; chosen == SIZE_MAX && wanted > CC_RUN_MAX_GROWTH_BYTES && i < list->count; i++)
+            if (list->items[i].size >= bytes && list->items[i].version <= txn->oldest_pinned) chosen = i;
+        if (chosen != SIZE_MAX) {
+            cc_range *entry = &list->items[chosen];
+            uint64_t pos = entry->pos;
+            entry->pos += bytes;
+            entry->size -= bytes;
+            c->next_fit = chosen;
+            c->placed_bytes += bytes;
+            return pos;
+        }
+        c->next_fit = SIZE_MAX;
+        c->placed_bytes += bytes;
     }
     if (c->end + bytes > txn->db->map.reserved_bytes) {
         *error = CC_FAIL(COLUMNAR_EMAPFULL, "the database would grow past %llu bytes",
@@ -124,7 +162,7 @@ static bool table_changed(const cc_tstate *ts) {
 /* Frees the base version's TABLE node of a table being rewritten (its tree nodes were freed as they were copied). */
 static int free_table_node(columnar_txn *txn, uint64_t table_ref) {
     cc_node node;
-    int rc = cc_node_read(txn, table_ref, CF_ROLE_TABLE, &node);
+    int rc = cc_node_read_verified(txn, table_ref, CF_ROLE_TABLE, &node);
     if (rc) return rc;
     uint64_t meta = cc_node_ref_at(&node, CF_TABLE_META), indexes = cc_node_ref_at(&node, CF_TABLE_INDEXES);
     if ((rc = cc_free_node(txn, meta))) return rc;
@@ -166,36 +204,261 @@ static int build_free_list(columnar_txn *txn, uint64_t new_version, cc_rangevec 
     return 0;
 }
 
-/* Builds the header that makes `version` current: its slot (version % 2) filled and checksummed, the other slot as
- * it is on disk, the selector pointing at the new slot. */
-static int build_header(columnar_txn *txn, uint64_t version, uint64_t top_ref, uint64_t used_size,
-                        uint64_t free_bytes, cf_header *header) {
-    columnar_db *db = txn->db;
-    memset(header, 0, sizeof *header);
-    if (txn->top_ref) {
-        ssize_t got = pread(db->fd, header, sizeof *header, 0);
-        if (got != (ssize_t)sizeof *header) return cc_error(got < 0 ? -errno : -EIO, 0, "", "cannot reread the header");
+/* Writes zeros over [from, to): preallocated space must be written once, or every later commit that puts
+ * nodes there pays for converting "unwritten" extents (a metadata journal commit inside its fdatasync, and
+ * io_uring handing the write to a kernel worker because it cannot complete without allocating). */
+static int zero_fill(const columnar_io *io, int fd, uint64_t from, uint64_t to) {
+    static const uint8_t zeros[1u << 20];
+    enum { batch_ranges = 64 };
+    columnar_io_write batch[batch_ranges];
+    while (from < to) {
+        size_t n = 0;
+        for (; n < batch_ranges && from < to; n++) {
+            uint64_t size = to - from < sizeof zeros ? to - from : sizeof zeros;
+            batch[n] = (columnar_io_write){ from, zeros, (size_t)size };
+            from += size;
+        }
+        int rc = io->write_batch(io->context, fd, batch, n);
+        if (rc) return rc;
     }
-    memcpy(header->magic, CF_MAGIC, CF_MAGIC_BYTES);
-    header->format_version = CF_FORMAT_VERSION;
-    header->header_bytes = CF_HEADER_BYTES;
-    int slot_index = (int)(version % 2);
-    cf_slot *slot = &header->slots[slot_index];
-    memset(slot, 0, sizeof *slot);
-    slot->top_ref = top_ref;
-    slot->version = version;
-    slot->used_size = used_size;
-    slot->free_bytes = free_bytes;
-    slot->checksum = cc_crc32c(0, slot, offsetof(cf_slot, checksum));
-    header->selector = (uint8_t)slot_index;
     return 0;
 }
 
-static bool durable(const columnar_db *db) {
-    return db->durability == COLUMNAR_DURABILITY_FULL && !(db->flags & COLUMNAR_OPEN_IN_MEMORY);
+/* Makes the file at least `needed` bytes long, growing in large steps (extending the file on every commit costs
+ * a metadata sync each time) and writing zeros over the slack past [from, needed) once. Returns the new size in
+ * *out_size. */
+static int grow_file(const columnar_io *io, int fd, const char *path, uint64_t reserved_bytes, uint64_t needed,
+                     uint64_t *out_size) {
+    struct stat st;
+    if (fstat(fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat %s", path);
+    uint64_t size = (uint64_t)st.st_size;
+    if (needed <= size) {
+        *out_size = size;
+        return 0;
+    }
+    uint64_t step = size / 4;
+    step = step < GROW_MIN_BYTES ? GROW_MIN_BYTES : step > GROW_MAX_STEP_BYTES ? GROW_MAX_STEP_BYTES : step;
+    uint64_t target = (needed > size + step ? needed : size + step);
+    target = (target + GROW_MIN_BYTES - 1) & ~(GROW_MIN_BYTES - 1);
+    if (target > reserved_bytes) target = reserved_bytes;
+    int rc = io->grow(io->context, fd, target);
+    /* This commit's own nodes cover [used end, needed); only the slack after them needs zeros. */
+    if (!rc) rc = zero_fill(io, fd, needed > size ? needed : size, target);
+    if (rc) return cc_error(rc, 0, "", "cannot grow %s to %llu bytes: %s", path, (unsigned long long)target,
+                            columnar_strerror(rc));
+    *out_size = target;
+    return 0;
 }
 
-/* The emitter's nodes as a write batch, neighbours coalesced into single writes. */
+/* ---------------------------------------------------------------------------------------------------------- */
+/* The commit record                                                                                            */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+typedef struct cc_record {
+    int64_t *values;          /* CF_RECORD_FIELDS per entry */
+    size_t entry_count;
+    size_t capacity;          /* entries */
+} cc_record;
+
+static int record_push(cc_record *record, uint64_t pos, uint64_t size, uint32_t crc, uint64_t version) {
+    if (record->entry_count == record->capacity) {
+        size_t capacity = record->capacity ? record->capacity * 2 : 64;
+        int64_t *grown = realloc(record->values, capacity * CF_RECORD_FIELDS * sizeof *grown);
+        if (!grown) return -ENOMEM;
+        record->values = grown;
+        record->capacity = capacity;
+    }
+    int64_t *entry = record->values + record->entry_count++ * CF_RECORD_FIELDS;
+    entry[CF_RECORD_POS] = (int64_t)pos;
+    entry[CF_RECORD_SIZE] = (int64_t)size;
+    entry[CF_RECORD_CRC] = crc;
+    entry[CF_RECORD_VERSION] = (int64_t)version;
+    return 0;
+}
+
+/* The entries of the base version's record that a version based on `base_version` must carry on: those written
+ * after it, whose durability is not yet known. The record is read from the file, checksum first. */
+static int record_carry(columnar_txn *txn, uint64_t base_version, cc_record *out) {
+    if (!txn->top_ref || txn->version <= base_version) return 0;
+    cc_node top, record;
+    int rc = cc_node_read_verified(txn, txn->top_ref, CF_ROLE_TOP, &top);
+    if (rc) return rc;
+    if ((rc = cc_node_child_verified(txn, &top, CF_TOP_COMMIT_RECORD, CF_ROLE_COMMIT_RECORD, &record))) return rc;
+    if (record.encoding != COLUMNAR_ENCODING_PACKED_INT || record.width != 64 || record.count % CF_RECORD_FIELDS)
+        return CC_CORRUPT(record.ref, "commit record at %llu has the wrong shape", (unsigned long long)record.ref);
+    for (uint32_t entry = 0; entry < record.count / CF_RECORD_FIELDS; entry++) {
+        const int64_t *field = (const int64_t *)record.payload + (size_t)entry * CF_RECORD_FIELDS;
+        if ((uint64_t)field[CF_RECORD_VERSION] <= base_version) continue;
+        if ((rc = record_push(out, (uint64_t)field[CF_RECORD_POS], (uint64_t)field[CF_RECORD_SIZE],
+                              (uint32_t)field[CF_RECORD_CRC], (uint64_t)field[CF_RECORD_VERSION])))
+            return rc;
+    }
+    return 0;
+}
+
+static int compare_pending(const void *a, const void *b) {
+    const cc_pending_write *x = a, *y = b;
+    return x->ref < y->ref ? -1 : x->ref > y->ref;
+}
+
+/* Appends the emitter's writes so far, coalesced into contiguous file ranges with the CRC of each, tagged with
+ * `version`. Returns the number of ranges in *out_range_count. */
+static int record_ranges(const cc_emitter *e, uint64_t version, cc_record *out, size_t *out_range_count) {
+    size_t count = e->write_count;
+    *out_range_count = 0;
+    if (!count) return 0;
+    cc_pending_write *writes = malloc(count * sizeof *writes);
+    if (!writes) return -ENOMEM;
+    memcpy(writes, e->writes, count * sizeof *writes);
+    qsort(writes, count, sizeof *writes, compare_pending);
+    int rc = 0;
+    uint64_t start = writes[0].ref, end = writes[0].ref;
+    uint32_t crc = 0;
+    for (size_t i = 0; i <= count && !rc; i++) {
+        if (i == count || writes[i].ref != end) {
+            rc = record_push(out, start, end - start, crc, version);
+            (*out_range_count)++;
+            if (i == count) break;
+            start = end = writes[i].ref;
+            crc = 0;
+        }
+        crc = cc_crc32c(crc, e->buffer + writes[i].buffer_offset, (size_t)writes[i].bytes);
+        end += writes[i].bytes;
+    }
+    free(writes);
+    return rc;
+}
+
+/* Whether one of the emitter's writes ends exactly at `pos` (a range starting there would join it). */
+static bool a_write_ends_at(const cc_emitter *e, uint64_t pos) {
+    for (size_t i = 0; i < e->write_count; i++)
+        if (e->writes[i].ref + e->writes[i].bytes == pos) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* The tail: free list, commit record, top                                                                      */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Bytes the free list's three arrays (fixed 64-bit width) take for `entries` entries. */
+static uint64_t free_list_bytes(size_t entries) { return 3 * cc_node_span((uint64_t)entries * 8); }
+static uint64_t record_bytes(size_t entries) { return cc_node_span((uint64_t)entries * CF_RECORD_FIELDS * 8); }
+static uint64_t top_bytes(void) { return cc_node_span(CF_TOP_CHILDREN * 8); }
+
+/* Emits one packed array of fixed 64-bit width (the free list's and the record's: their size must depend on
+ * their count only, since it is reserved before their values are known). */
+static int emit_wide(cc_emitter *e, const int64_t *values, size_t count, uint8_t role, uint64_t *out_ref) {
+    uint8_t *payload = cc_emit_begin(e, count * 8);
+    if (!payload) return -ENOMEM;
+    if (count) cc_packed_encode(values, count, 64, payload);
+    return cc_emit_end(e, COLUMNAR_ENCODING_PACKED_INT, 64, role, 0, count, out_ref);
+}
+
+/* Places and writes the free list, the commit record and the top. Their own placement would change the list
+ * they record, so one region is reserved first, with room for two more list entries than the list has now
+ * (carving the region may split an entry; the unused rest of the region becomes one more entry) and for the
+ * record's worst case, out of space reusable now, or else at the end. The arrays use a fixed 64-bit width so
+ * their size depends only on their counts. `record` holds the carried-on entries; with `one_sync` this
+ * commit's own ranges are added (the free list's included), else the record stays empty. `run_pos` is where
+ * the nodes' run of free space goes on (0: none). */
+static int write_tail(cc_committer *c, cc_rangevec *list, uint64_t run_pos, cc_record *record, bool one_sync,
+                      uint64_t version, uint64_t top_children[CF_TOP_CHILDREN], uint64_t *out_top_ref,
+                      uint64_t *out_free_bytes) {
+    columnar_txn *txn = c->emitter.txn;
+    int rc = 0;
+    /* Ranges written so far; the free list will be one more unless it joins one of them. */
+    cc_record own = { 0 };
+    size_t own_ranges = 0;
+    if (one_sync && (rc = record_ranges(&c->emitter, version, &own, &own_ranges))) goto done;
+    size_t worst_entries = one_sync ? record->entry_count + own_ranges + 1 : 0;
+    uint64_t reserved = free_list_bytes(list->count + 2) + record_bytes(worst_entries) + top_bytes() + 8;
+    uint64_t region = 0, region_version = 0;
+    /* The free space right after the nodes' run first, so the tail shares their pages; then the first that fits. */
+    size_t at_run = list->count;
+    for (size_t i = 0; run_pos && i < list->count; i++)
+        if (list->items[i].pos == run_pos) at_run = i;
+    for (size_t k = 0; k <= list->count; k++) {
+        size_t i = k == 0 ? at_run : k - 1;
+        if (i >= list->count) continue;
+        cc_range *entry = &list->items[i];
+        if (entry->size >= reserved && entry->version <= txn->oldest_pinned) {
+            region = entry->pos;
+            region_version = entry->version;
+            entry->pos += reserved;
+            entry->size -= reserved;
+            if (entry->size == 0) memmove(entry, entry + 1, (list->count - i - 1) * sizeof *entry), list->count--;
+            break;
+        }
+    }
+    if (!region) {
+        region = c->end;
+        c->end += reserved;
+    }
+    size_t record_entries = one_sync ? record->entry_count + own_ranges + (a_write_ends_at(&c->emitter, region) ? 0 : 1)
+                                     : 0;
+    uint64_t list_used = free_list_bytes(list->count + 1);
+    uint64_t used = list_used + record_bytes(record_entries) + top_bytes();
+    /* The rest of the region (at least 8 bytes by construction) goes back on the list, sorted in place. */
+    cc_range rest = { region + used, reserved - used, region_version };
+    if ((rc = cc_rangevec_push(list, rest.pos, rest.size, rest.version))) goto done;
+    size_t at = list->count - 1;
+    while (at > 0 && list->items[at - 1].pos > rest.pos) {
+        list->items[at] = list->items[at - 1];
+        at--;
+    }
+    list->items[at] = rest;
+
+    size_t n = list->count;
+    int64_t *column = malloc((n ? n : 1) * sizeof *column);
+    if (!column) {
+        rc = -ENOMEM;
+        goto done;
+    }
+    c->bump_only = true;
+    c->region_next = region;
+    c->region_end = region + used;
+    static const uint8_t roles[3] = { CF_ROLE_FREE_POS, CF_ROLE_FREE_SIZE, CF_ROLE_FREE_VERSION };
+    static const uint32_t slots[3] = { CF_TOP_FREE_POS, CF_TOP_FREE_SIZE, CF_TOP_FREE_VERSION };
+    for (int array = 0; array < 3 && !rc; array++) {
+        for (size_t i = 0; i < n; i++) {
+            const cc_range *r = &list->items[i];
+            column[i] = (int64_t)(array == 0 ? r->pos : array == 1 ? r->size : r->version);
+        }
+        rc = emit_wide(&c->emitter, column, n, roles[array], &top_children[slots[array]]);
+    }
+    free(column);
+    for (size_t i = 0; i < n; i++) *out_free_bytes += list->items[i].size;
+    if (rc) goto done;
+    if (one_sync) {
+        /* This version's ranges again, the free list's now among them. */
+        own.entry_count = 0;
+        if ((rc = record_ranges(&c->emitter, version, &own, &own_ranges))) goto done;
+        if (record->entry_count + own_ranges != record_entries) {
+            rc = CC_CORRUPT(region, "internal error: the commit record has %zu entries where %zu were reserved",
+                            record->entry_count + own_ranges, record_entries);
+            goto done;
+        }
+        for (size_t i = 0; i < own.entry_count && !rc; i++) {
+            const int64_t *f = own.values + i * CF_RECORD_FIELDS;
+            rc = record_push(record, (uint64_t)f[CF_RECORD_POS], (uint64_t)f[CF_RECORD_SIZE],
+                             (uint32_t)f[CF_RECORD_CRC], (uint64_t)f[CF_RECORD_VERSION]);
+        }
+        if (rc) goto done;
+    }
+    if ((rc = emit_wide(&c->emitter, record->values, record_entries * CF_RECORD_FIELDS, CF_ROLE_COMMIT_RECORD,
+                        &top_children[CF_TOP_COMMIT_RECORD])))
+        goto done;
+    rc = cc_emit_refs(&c->emitter, CF_ROLE_TOP, 0, top_children, CF_TOP_CHILDREN, out_top_ref);
+done:
+    free(own.values);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Encoding                                                                                                     */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* The emitter's nodes as a write batch in file order, neighbours coalesced into single writes. */
 static int build_batch(cc_emitter *e, columnar_io_write **out_batch, size_t *out_count) {
     if (e->write_count) qsort(e->writes, e->write_count, sizeof *e->writes, compare_writes);
     columnar_io_write *batch = malloc((e->write_count ? e->write_count : 1) * sizeof *batch);
@@ -216,157 +479,36 @@ static int build_batch(cc_emitter *e, columnar_io_write **out_batch, size_t *out
     return 0;
 }
 
-/* Nodes, sync, header, sync: as one submission when the I/O layer offers it, else step by step. */
-static int write_durably(columnar_txn *txn, const columnar_io_write *batch, size_t count, const cf_header *header) {
+void cc_image_free(cc_image *image) {
+    free(image->batch);
+    cc_emitter_free(&image->emitter);
+    memset(image, 0, sizeof *image);
+}
+
+int cc_commit_encode(columnar_txn *txn, uint64_t base_version, bool allow_one_sync, cc_image *out) {
     columnar_db *db = txn->db;
-    const columnar_io *io = db->io;
-    columnar_io_write header_write = { 0, header, sizeof *header };
-    bool sync = durable(db);
-    if (io->write_commit) {
-        int rc = io->write_commit(io->context, db->fd, batch, count, &header_write, sync);
-        if (rc) return cc_error(rc, 0, "", "committing to %s failed: %s", db->path, columnar_strerror(rc));
-        return 0;
-    }
-    int rc = count ? io->write_batch(io->context, db->fd, batch, count) : 0;
-    if (rc) return cc_error(rc, 0, "", "writing %zu node ranges to %s failed: %s", count, db->path, columnar_strerror(rc));
-    if (sync && (rc = io->sync(io->context, db->fd)))
-        return cc_error(rc, 0, "", "fdatasync of %s after writing nodes failed: %s", db->path, columnar_strerror(rc));
-    if ((rc = io->write_batch(io->context, db->fd, &header_write, 1)))
-        return cc_error(rc, 0, "", "writing the header of %s failed: %s", db->path, columnar_strerror(rc));
-    if (sync && (rc = io->sync(io->context, db->fd)))
-        return cc_error(rc, 0, "", "fdatasync of %s after writing the header failed: %s", db->path,
-                        columnar_strerror(rc));
-    return 0;
-}
-
-/* Writes zeros over [from, to): preallocated space must be written once, or every later commit that puts
- * nodes there pays for converting "unwritten" extents (a metadata journal commit inside its fdatasync, and
- * io_uring handing the write to a kernel worker because it cannot complete without allocating). */
-static int zero_fill(columnar_db *db, uint64_t from, uint64_t to) {
-    static const uint8_t zeros[1u << 20];
-    enum { batch_ranges = 64 };
-    columnar_io_write batch[batch_ranges];
-    while (from < to) {
-        size_t n = 0;
-        for (; n < batch_ranges && from < to; n++) {
-            uint64_t size = to - from < sizeof zeros ? to - from : sizeof zeros;
-            batch[n] = (columnar_io_write){ from, zeros, (size_t)size };
-            from += size;
-        }
-        int rc = db->io->write_batch(db->io->context, db->fd, batch, n);
-        if (rc) return rc;
-    }
-    return 0;
-}
-
-static int grow_file(columnar_txn *txn, uint64_t needed) {
-    columnar_db *db = txn->db;
-    struct stat st;
-    if (fstat(db->fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat %s", db->path);
-    uint64_t size = (uint64_t)st.st_size;
-    if (needed <= size) {
-        txn->file_size = size;
-        return 0;
-    }
-    /* Grow in large steps: extending the file on every commit costs a metadata sync each time. */
-    uint64_t step = size / 4;
-    step = step < GROW_MIN_BYTES ? GROW_MIN_BYTES : step > GROW_MAX_STEP_BYTES ? GROW_MAX_STEP_BYTES : step;
-    uint64_t target = (needed > size + step ? needed : size + step);
-    target = (target + GROW_MIN_BYTES - 1) & ~(GROW_MIN_BYTES - 1);
-    if (target > db->map.reserved_bytes) target = db->map.reserved_bytes;
-    int rc = db->io->grow(db->io->context, db->fd, target);
-    /* This commit's own nodes cover [used end, needed); only the slack after them needs zeros. */
-    if (!rc) rc = zero_fill(db, needed > size ? needed : size, target);
-    if (rc) return cc_error(rc, 0, "", "cannot grow %s to %llu bytes: %s", db->path, (unsigned long long)target,
-                            columnar_strerror(rc));
-    txn->file_size = target;
-    return 0;
-}
-
-/* Bytes the free list's three arrays (fixed 64-bit width) and the top node take for `entries` entries. */
-static uint64_t free_list_bytes(size_t entries) {
-    return 3 * cc_node_span((uint64_t)entries * 8) + cc_node_span(CF_TOP_CHILDREN * 8);
-}
-
-/* Places and writes the free list and then (by the caller) the top node. Their own placement would change the
- * list they record, so the region is reserved first with room for two more entries than the list has now
- * (carving the region may split an entry; the unused rest of the region becomes one more entry), out of space
- * that is reusable now, or else at the end. The arrays use a fixed 64-bit width so their size depends only on
- * the number of entries. Without this the list and top would always go to the end and the file would grow by
- * their size on every commit. */
-static int write_free_list(cc_committer *c, cc_rangevec *list, uint64_t top_children[CF_TOP_CHILDREN],
-                           uint64_t *out_free_bytes) {
-    columnar_txn *txn = c->emitter.txn;
-    uint64_t reserved = free_list_bytes(list->count + 2) + 8;
-    uint64_t region = 0, region_version = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        cc_range *entry = &list->items[i];
-        if (entry->size >= reserved && entry->version <= txn->oldest_pinned) {
-            region = entry->pos;
-            region_version = entry->version;
-            entry->pos += reserved;
-            entry->size -= reserved;
-            if (entry->size == 0) memmove(entry, entry + 1, (list->count - i - 1) * sizeof *entry), list->count--;
-            break;
-        }
-    }
-    if (!region) {
-        region = c->end;
-        c->end += reserved;
-    }
-    uint64_t used = free_list_bytes(list->count + 1);
-    /* The rest of the region (at least 32 bytes by construction) goes back on the list, sorted in place. */
-    cc_range rest = { region + used, reserved - used, region_version };
-    int rc = cc_rangevec_push(list, rest.pos, rest.size, rest.version);
-    if (rc) return rc;
-    size_t at = list->count - 1;
-    while (at > 0 && list->items[at - 1].pos > rest.pos) {
-        list->items[at] = list->items[at - 1];
-        at--;
-    }
-    list->items[at] = rest;
-    size_t n = list->count;
-    int64_t *column = malloc((n ? n : 1) * sizeof *column);
-    if (!column) return -ENOMEM;
-    c->bump_only = true;
-    c->region_next = region;
-    c->region_end = region + used;
-    uint8_t roles[3] = { CF_ROLE_FREE_POS, CF_ROLE_FREE_SIZE, CF_ROLE_FREE_VERSION };
-    uint32_t slots[3] = { CF_TOP_FREE_POS, CF_TOP_FREE_SIZE, CF_TOP_FREE_VERSION };
-    for (int array = 0; array < 3 && !rc; array++) {
-        for (size_t i = 0; i < n; i++) {
-            const cc_range *r = &list->items[i];
-            column[i] = (int64_t)(array == 0 ? r->pos : array == 1 ? r->size : r->version);
-        }
-        uint8_t *payload = cc_emit_begin(&c->emitter, n * 8);
-        if (!payload) { rc = -ENOMEM; break; }
-        cc_packed_encode(column, n, 64, payload);
-        rc = cc_emit_end(&c->emitter, COLUMNAR_ENCODING_PACKED_INT, 64, roles[array], 0, n, &top_children[slots[array]]);
-    }
-    free(column);
-    for (size_t i = 0; i < n; i++) *out_free_bytes += list->items[i].size;
-    return rc;
-}
-
-int cc_commit(columnar_txn *txn) {
-    columnar_db *db = txn->db;
+    memset(out, 0, sizeof *out);
     uint64_t new_version = txn->version + 1;
     cc_committer c;
     memset(&c, 0, sizeof c);
     cc_emitter_init(&c.emitter, txn, allocate);
     c.end = txn->used_size;
+    c.next_fit = SIZE_MAX;
     cc_rangevec free_list = { 0 };
+    cc_record record = { 0 };
     uint64_t *table_refs = NULL;
-    columnar_io_write *batch = NULL;
-    size_t batch_count = 0;
     int rc = 0;
 
-    /* The base version's top-level nodes are all replaced. */
+    /* The base version's top-level nodes are all replaced (the schema only when it changed). */
     cc_node top = { 0 }, tables_node = { 0 };
     if (txn->top_ref) {
-        if ((rc = cc_node_read(txn, txn->top_ref, CF_ROLE_TOP, &top)) ||
-            (rc = cc_node_child(txn, &top, CF_TOP_TABLES, CF_ROLE_TABLES, false, &tables_node)))
+        if ((rc = cc_node_read_verified(txn, txn->top_ref, CF_ROLE_TOP, &top)) ||
+            (rc = cc_node_child_verified(txn, &top, CF_TOP_TABLES, CF_ROLE_TABLES, &tables_node)))
             goto done;
+        if (top.count != CF_TOP_CHILDREN) {
+            rc = CC_CORRUPT(top.ref, "top node at %llu has %u children", (unsigned long long)top.ref, top.count);
+            goto done;
+        }
         for (uint32_t i = 0; i < CF_TOP_CHILDREN; i++) {
             uint64_t child = cc_node_ref_at(&top, i);
             if (i == CF_TOP_SCHEMA && !txn->schema_dirty) continue;
@@ -374,6 +516,8 @@ int cc_commit(columnar_txn *txn) {
         }
         if ((rc = cc_free_node(txn, txn->top_ref))) goto done;
     }
+    /* Copy-on-write replaces nodes one for one, so what was freed is a fair guess at what will be written. */
+    for (size_t i = 0; i < txn->to_free.count; i++) c.estimated_bytes += txn->to_free.items[i].size;
     uint32_t table_count = txn->schema->table_count;
     table_refs = calloc(table_count ? table_count : 1, sizeof *table_refs);
     if (!table_refs) { rc = -ENOMEM; goto done; }
@@ -407,7 +551,16 @@ int cc_commit(columnar_txn *txn) {
     if ((rc = cc_emit_ints(&c.emitter, CF_ROLE_META, 0, meta, CF_TOP_META_COUNT, &top_children[CF_TOP_META])))
         goto done;
 
-    /* Free list and top go at the end, so placing them cannot change the list they record. */
+    /* One sync suffices for a commit small enough that recovery may read it back to verify it. */
+    bool one_sync = allow_one_sync && c.emitter.used <= CF_ONE_SYNC_MAX_BYTES;
+    if (one_sync && (rc = record_carry(txn, base_version, &record))) goto done;
+    if (record.entry_count + c.emitter.write_count > CC_RECORD_MAX_ENTRIES) {
+        one_sync = false;
+        record.entry_count = 0;
+    }
+
+    /* Free list, record and top go last, so placing them cannot change the list they record. */
+    uint64_t run_pos = c.next_fit < txn->free_list.count ? txn->free_list.items[c.next_fit].pos : 0;
     if ((rc = build_free_list(txn, new_version, &free_list))) goto done;
     /* Reusable space at the very end is given back to the end of the used file instead of being listed. */
     while (free_list.count) {
@@ -416,60 +569,111 @@ int cc_commit(columnar_txn *txn) {
         c.end = last->pos;
         free_list.count--;
     }
-    uint64_t free_bytes = 0;
-    if ((rc = write_free_list(&c, &free_list, top_children, &free_bytes))) goto done;
-    uint64_t top_ref;
-    if ((rc = cc_emit_refs(&c.emitter, CF_ROLE_TOP, 0, top_children, CF_TOP_CHILDREN, &top_ref))) goto done;
+    uint64_t free_bytes = 0, top_ref = 0;
+    if ((rc = write_tail(&c, &free_list, run_pos, &record, one_sync, new_version, top_children, &top_ref,
+                         &free_bytes)))
+        goto done;
 
-    cf_header header;
-    if ((rc = build_header(txn, new_version, top_ref, c.end, free_bytes, &header))) goto done;
-    if ((rc = build_batch(&c.emitter, &batch, &batch_count))) goto done;
-    /* From here on the file is written: a failure poisons the transaction. */
-    if ((rc = grow_file(txn, c.end)) || (rc = write_durably(txn, batch, batch_count, &header))) goto failed_io;
-    if ((rc = cc_map_ensure(&db->map, db->fd, c.end))) goto failed_io;
-    cc_published published = { new_version, top_ref, c.end, txn->file_size };
-    cc_lock_publish(db->lock, &published);
-    goto done;
-failed_io:
-    txn->poisoned = true;
+    out->version = new_version;
+    out->top_ref = top_ref;
+    out->used_size = c.end;
+    out->free_bytes = free_bytes;
+    out->base_version = base_version;
+    out->slot_flags = one_sync ? 0 : CF_SLOT_NODES_SYNCED;
+    if ((rc = build_batch(&c.emitter, &out->batch, &out->batch_count))) goto done;
+    out->emitter = c.emitter;
+    memset(&c.emitter, 0, sizeof c.emitter);
 done:
-    free(batch);
     free(table_refs);
+    free(record.values);
     cc_rangevec_free(&free_list);
     cc_emitter_free(&c.emitter);
     return rc;
 }
 
-int cc_create_initial_version(columnar_db *db) {
-    /* The header page first (no valid slot yet), then version 1 through the ordinary commit. */
-    static const uint8_t zero_page[CF_HEADER_BYTES];
-    cf_header header;
-    memset(&header, 0, sizeof header);
-    memcpy(header.magic, CF_MAGIC, CF_MAGIC_BYTES);
-    header.format_version = CF_FORMAT_VERSION;
-    header.header_bytes = CF_HEADER_BYTES;
-    uint8_t page[CF_HEADER_BYTES];
-    memcpy(page, zero_page, sizeof page);
-    memcpy(page, &header, sizeof header);
-    int rc = db->io->grow(db->io->context, db->fd, GROW_MIN_BYTES);
-    if (!rc) rc = zero_fill(db, CF_HEADER_BYTES, GROW_MIN_BYTES);
-    if (rc) return cc_error(rc, 0, "", "cannot size the new file %s: %s", db->path, columnar_strerror(rc));
-    columnar_io_write write = { 0, page, sizeof page };
-    if ((rc = db->io->write_batch(db->io->context, db->fd, &write, 1)))
-        return cc_error(rc, 0, "", "cannot write the header of %s: %s", db->path, columnar_strerror(rc));
-    if ((rc = cc_map_ensure(&db->map, db->fd, CF_HEADER_BYTES))) return rc;
-    columnar_txn *txn = calloc(1, sizeof *txn);
-    if (!txn) return -ENOMEM;
-    txn->db = db;
-    txn->is_write = true;
-    txn->used_size = CF_HEADER_BYTES;
-    txn->schema = cc_schema_empty();
-    txn->schema_dirty = true;
-    txn->oldest_pinned = 0;
-    rc = txn->schema ? cc_commit(txn) : -ENOMEM;
-    cc_schema_release(txn->schema);
-    cc_rangevec_free(&txn->to_free);
-    cc_rangevec_free(&txn->free_list);
-    free(txn);
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Writing                                                                                                      */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+static void step(columnar_db *db, columnar_step which) {
+    if (db->io->step) db->io->step(db->io->context, which);
+}
+
+/* Makes the file large enough for the image and readable through the mapping, before anything is written. */
+int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t *out_file_size) {
+    int rc = grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, out_file_size);
+    return rc;
+}
+
+int cc_commit(columnar_txn *txn, cc_written *out) {
+    columnar_db *db = txn->db;
+    cc_image image;
+    memset(&image, 0, sizeof image);
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+
+    /* Writing slot V overwrites the slot of V - CF_SLOT_COUNT; the durable version's slot must survive until a
+     * later one is durable, so at most CF_SLOT_COUNT - 1 versions may wait for a sync. */
+    uint64_t durable = cc_durable_version(db);
+    if (txn->version + 1 - durable >= CF_SLOT_COUNT) {
+        if ((rc = cc_durability_sync_written(db))) goto done;
+        durable = cc_durable_version(db);
+    }
+    /* Durable now or not, the record must reach back to the version durable when the base was read, at least:
+     * space freed after it is not reused, and everything after it is listed. */
+    if (durable > txn->version) durable = txn->version;
+    if ((rc = cc_commit_encode(txn, durable, true, &image))) goto done;
+    uint64_t file_size = 0;
+    if ((rc = cc_image_make_room(db, db->fd, &image, &file_size)) ||
+        (rc = cc_map_ensure(&db->map, db->fd, image.used_size)))
+        goto done;
+
+    /* From here on the file is written: the nodes first, and the slot only once every node write succeeded, so
+     * a failed node write leaves nothing that could name them. */
+    cf_slot slot;
+    cc_slot_build(&slot, db->file_id, image.version, image.top_ref, image.used_size, image.free_bytes,
+                  image.base_version, image.slot_flags);
+    rc = image.batch_count ? db->io->write_batch(db->io->context, db->fd, image.batch, image.batch_count) : 0;
+    if (rc) {
+        rc = cc_error(rc, 0, "", "writing version %llu of %s (%zu ranges) failed: %s",
+                      (unsigned long long)image.version, db->path, image.batch_count, columnar_strerror(rc));
+        goto failed_io;
+    }
+    step(db, COLUMNAR_STEP_NODES_WRITTEN);
+    /* A large commit makes its nodes durable before its slot exists, so recovery need not read them back. */
+    if ((image.slot_flags & CF_SLOT_NODES_SYNCED) && (rc = cc_durability_sync_written(db))) goto failed_io;
+    columnar_io_write slot_write = { cf_slot_offset(image.version), &slot, sizeof slot };
+    if ((rc = db->io->write_batch(db->io->context, db->fd, &slot_write, 1))) {
+        rc = cc_error(rc, 0, "", "writing the header slot of version %llu of %s failed: %s",
+                      (unsigned long long)image.version, db->path, columnar_strerror(rc));
+        goto failed_io;
+    }
+    step(db, COLUMNAR_STEP_SLOT_WRITTEN);
+    cc_version_state state = { image.version, image.top_ref, image.used_size, file_size, image.base_version };
+    cc_lock_record_version(db->lock, &state);
+    if (!cc_lock_chain_advance(db->lock, txn->chain_epoch, txn->version, image.version)) {
+        /* A sync failed since this transaction began: the versions it built on are being dropped. */
+        rc = cc_error(-EIO, 0, "", "version %llu of %s was built on versions whose fdatasync failed meanwhile; the "
+                      "commit is not in the database", (unsigned long long)image.version, db->path);
+        goto failed_io;
+    }
+    step(db, COLUMNAR_STEP_CHAIN_ADVANCED);
+    out->version = image.version;
+    out->epoch = txn->chain_epoch;
+    goto done;
+
+failed_io:
+    txn->poisoned = true;
+    /* A failed write copied nothing of its range into the page cache (or a torn prefix, whose CRC fails), so a
+     * failed node write left nothing any slot names, and a failed slot write no slot. A slot written whole over a
+     * chain a failed sync ended is another matter: the repair that failure asked for zeroes it (and every slot
+     * above the durable version) and syncs, so that a commit reporting failure cannot turn up after a crash. It
+     * runs now, while this writer holds the lock. */
+    if (cc_lock_repair_pending(db->lock) != CC_REPAIR_NONE) {
+        cc_version_state unused;
+        cc_recover(db, cc_lock_repair_pending(db->lock), cc_lock_durable(db->lock), true, &unused);
+    }
+done:
+    cc_image_free(&image);
     return rc;
 }

@@ -1,10 +1,12 @@
 /*
- * db.c — opening and closing a database: the data file (or an in-memory file shared by identifier), its lock
- * file, the mapping, the I/O layer, and reading the header to find the latest committed version.
+ * db.c — opening and closing a database: the data file (created atomically when new, or an in-memory file shared
+ * by identifier), its lock file (named from the file's real path), the mapping, the I/O layer, and recovery of
+ * the version the file opens at when this handle is the first to open it.
  */
-#include "node.h"
+#include "commit.h"
 
-#include "checksum.h"
+#include "header.h"
+#include "recovery.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,34 +29,47 @@ typedef struct cc_memdb {
 static pthread_mutex_t memdb_mutex = PTHREAD_MUTEX_INITIALIZER;
 static cc_memdb *memdb_list;
 
-static int memdb_acquire(const char *identifier, cc_memdb **out, bool *out_new) {
+/* Joins the in-memory database named `identifier`, creating it (memory file, lock area, version 1) when this is
+ * its first handle. Sets db->memdb, db->lock and db->fd (a descriptor of its own for the shared memory file).
+ * Creation and the first recovery run under the registry's mutex, so a second handle never sees it half made. */
+static int memdb_acquire(columnar_db *db, const char *identifier) {
     pthread_mutex_lock(&memdb_mutex);
     int rc = 0;
     cc_memdb *m = memdb_list;
     while (m && strcmp(m->identifier, identifier) != 0) m = m->next;
-    *out_new = m == NULL;
+    bool created = false;
     if (!m) {
         m = calloc(1, sizeof *m);
         if (!m || !(m->identifier = strdup(identifier))) { free(m); rc = -ENOMEM; goto done; }
         m->fd = memfd_create("columnar-in-memory", MFD_CLOEXEC);
-        if (m->fd < 0) {
-            rc = cc_error(-errno, 0, "", "cannot create the in-memory database %s: %s", identifier, strerror(errno));
-            free(m->identifier);
-            free(m);
-            goto done;
-        }
         bool fresh;
-        if ((rc = cc_lock_open(NULL, &m->lock, &fresh))) {
-            close(m->fd);
+        uint8_t file_id[CF_FILE_ID_BYTES];
+        if (m->fd < 0) rc = cc_error(-errno, 0, "", "cannot create the in-memory database %s: %s", identifier,
+                                     strerror(errno));
+        else if (!(rc = cc_write_first_version(db->io, m->fd, identifier, db->cluster_size, file_id)))
+            rc = cc_lock_open(NULL, -1, false, &m->lock, &fresh);
+        if (rc) {
+            if (m->fd >= 0) close(m->fd);
             free(m->identifier);
             free(m);
             goto done;
         }
         m->next = memdb_list;
         memdb_list = m;
+        created = true;
     }
     m->users++;
-    *out = m;
+    db->memdb = m;
+    db->lock = m->lock;
+    db->fd = dup(m->fd);
+    if (db->fd < 0) {
+        rc = cc_error(-errno, 0, "", "cannot share the in-memory database %s: %s", identifier, strerror(errno));
+        goto done;
+    }
+    if (created) {
+        cc_version_state state;
+        rc = cc_recover(db, CC_REPAIR_VERIFY, 0, true, &state);
+    }
 done:
     pthread_mutex_unlock(&memdb_mutex);
     return rc;
@@ -74,61 +89,67 @@ static void memdb_release(cc_memdb *m) {
     pthread_mutex_unlock(&memdb_mutex);
 }
 
-/* Reads and validates the file header; picks the slot of the latest valid version. */
-static int read_header(columnar_db *db, cc_published *out) {
-    cf_header header;
-    ssize_t got = pread(db->fd, &header, sizeof header, 0);
-    if (got < 0) return cc_error(-errno, 0, "", "cannot read the header of %s: %s", db->path, strerror(errno));
-    if ((size_t)got < sizeof header)
-        return cc_error(COLUMNAR_ENOTDB, 0, "", "%s is too short (%zd bytes) to be a Columnar database", db->path, got);
-    if (memcmp(header.magic, CF_MAGIC, CF_MAGIC_BYTES) != 0)
-        return cc_error(COLUMNAR_ENOTDB, 0, "", "%s is not a Columnar database (bad magic number)", db->path);
-    if (header.format_version != CF_FORMAT_VERSION)
-        return cc_error(COLUMNAR_EFORMAT, 8, "", "%s has format version %u; this library reads version %u", db->path,
-                        header.format_version, CF_FORMAT_VERSION);
-    if (header.header_bytes != CF_HEADER_BYTES)
-        return CC_CORRUPT(12, "%s declares a %u-byte header", db->path, header.header_bytes);
-    struct stat st;
-    if (fstat(db->fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat %s: %s", db->path, strerror(errno));
-    bool valid[2];
-    for (int i = 0; i < 2; i++) {
-        const cf_slot *slot = &header.slots[i];
-        valid[i] = cc_crc32c(0, slot, offsetof(cf_slot, checksum)) == slot->checksum && slot->version != 0 &&
-                   slot->top_ref >= CF_HEADER_BYTES && slot->used_size <= (uint64_t)st.st_size &&
-                   slot->top_ref < slot->used_size;
+int cc_db_latest(columnar_db *db, cc_version_state *out) {
+    if (!db->lock) {
+        *out = db->unlocked_state;
+        return 0;
     }
-    int chosen;
-    if (header.selector <= 1 && valid[header.selector]) chosen = header.selector;
-    else if (valid[0] && valid[1]) chosen = header.slots[0].version > header.slots[1].version ? 0 : 1;
-    else if (valid[0] || valid[1]) chosen = valid[0] ? 0 : 1;
-    else
-        return CC_CORRUPT(32, "%s has no valid header slot (both checksums or bounds fail; file size %lld)", db->path,
-                          (long long)st.st_size);
-    out->version = header.slots[chosen].version;
-    out->top_ref = header.slots[chosen].top_ref;
-    out->used_size = header.slots[chosen].used_size;
-    out->file_size = (uint64_t)st.st_size;
-    return 0;
+    if (cc_lock_read_published(db->lock, out)) return 0;
+    return CC_FAIL(COLUMNAR_ELOCKFILE, "the lock file of %s names no published version", db->path);
 }
-
-int cc_db_latest(columnar_db *db, cc_published *out) {
-    if (db->lock && cc_lock_read_published(db->lock, out)) return 0;
-    if (!db->lock) return read_header(db, out);
-    /* Nothing published yet (or a writer died while publishing): the header is the truth; publish it. */
-    int rc = cc_lock_writer_acquire(db->lock);
-    if (rc) return rc;
-    rc = read_header(db, out);
-    if (!rc) cc_lock_publish(db->lock, out);
-    cc_lock_writer_release(db->lock);
-    return rc;
-}
-
-int cc_db_read_header(columnar_db *db, cc_published *out) { return read_header(db, out); }
 
 static const char *path_description(columnar_db *db) {
     if (db->flags & COLUMNAR_OPEN_IN_MEMORY) return "memory";
     const cc_real_io *real = cc_io_is_faultio(db->io) ? cc_faultio_real(cc_faultio_from_io(db->io)) : &db->real_io;
     return real->description;
+}
+
+/* Opens the data file at `path` into db->fd: creating it atomically first when asked to and absent, and
+ * replacing an empty file with a new database. */
+static int open_data_file(columnar_db *db, const char *path) {
+    bool read_only = (db->flags & COLUMNAR_OPEN_READ_ONLY) != 0;
+    bool create = (db->flags & COLUMNAR_OPEN_CREATE) && !read_only;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        int fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+        if (fd < 0) {
+            if (errno == ENOENT && create) {
+                int rc = cc_create_file(path, db->io, db->cluster_size);
+                if (rc && rc != -EEXIST) return rc;
+                continue;
+            }
+            return cc_error(-errno, 0, "", "cannot open %s: %s", path, strerror(errno));
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
+            int error = errno;
+            close(fd);
+            return cc_error(-error, 0, "", "cannot stat %s: %s", path, strerror(error));
+        }
+        if (st.st_size == 0) {
+            if (!create) {
+                close(fd);
+                return cc_error(COLUMNAR_ENOTDB, 0, "", "%s is empty, not a Columnar database", path);
+            }
+            int rc = cc_replace_empty_file(path, fd, db->io, db->cluster_size);
+            close(fd);
+            if (rc) return rc;
+            continue;
+        }
+        db->fd = fd;
+        return 0;
+    }
+    return cc_error(-EAGAIN, 0, "", "%s kept changing while it was being opened (created and removed by others)", path);
+}
+
+/* "<real path>.lock": every symlink to the file, and the file seen through a bind-mounted directory, share it. */
+static int lock_path_of(const char *path, char **out) {
+    char *real = realpath(path, NULL);
+    if (!real) return cc_error(-errno, 0, "", "cannot resolve the path %s: %s", path, strerror(errno));
+    size_t size = strlen(real) + 6;
+    *out = malloc(size);
+    if (*out) snprintf(*out, size, "%s.lock", real);
+    free(real);
+    return *out ? 0 : -ENOMEM;
 }
 
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db) {
@@ -143,6 +164,8 @@ int columnar_open(const char *path, const columnar_open_options *options, column
         return CC_MISUSE("an in-memory database cannot be opened read-only");
     if (options->cluster_size > COLUMNAR_MAX_CLUSTER_SIZE)
         return CC_MISUSE("cluster_size %u is above %u", options->cluster_size, COLUMNAR_MAX_CLUSTER_SIZE);
+    if (options->durability != COLUMNAR_DURABILITY_FULL && options->durability != COLUMNAR_DURABILITY_UNSAFE)
+        return CC_MISUSE("unknown durability %d", (int)options->durability);
 
     columnar_db *db = calloc(1, sizeof *db);
     if (!db) return -ENOMEM;
@@ -167,29 +190,12 @@ int columnar_open(const char *path, const columnar_open_options *options, column
     }
     if ((rc = cc_map_init(&db->map))) goto fail;
 
-    bool fresh_lock = false;
+    bool read_only = (flags & COLUMNAR_OPEN_READ_ONLY) != 0;
     if (flags & COLUMNAR_OPEN_IN_MEMORY) {
-        bool created;
-        if ((rc = memdb_acquire(path, &db->memdb, &created))) goto fail;
-        db->lock = db->memdb->lock;
-        db->fd = dup(db->memdb->fd);
-        if (db->fd < 0) { rc = cc_error(-errno, 0, "", "cannot share the in-memory database: %s", strerror(errno)); goto fail; }
         db->durability = COLUMNAR_DURABILITY_UNSAFE;
-        fresh_lock = created;
+        if ((rc = memdb_acquire(db, path))) goto fail;
     } else {
-        if (!(flags & COLUMNAR_OPEN_NO_LOCK)) {
-            size_t n = strlen(path) + 6;
-            if (!(lock_path = malloc(n))) { rc = -ENOMEM; goto fail; }
-            snprintf(lock_path, n, "%s.lock", path);
-            if ((rc = cc_lock_open(lock_path, &db->lock, &fresh_lock))) goto fail;
-        }
-        int open_flags = O_CLOEXEC | ((flags & COLUMNAR_OPEN_READ_ONLY) ? O_RDONLY : O_RDWR);
-        if ((flags & COLUMNAR_OPEN_CREATE) && !(flags & COLUMNAR_OPEN_READ_ONLY)) open_flags |= O_CREAT;
-        db->fd = open(path, open_flags, 0644);
-        if (db->fd < 0) {
-            rc = cc_error(-errno, 0, "", "cannot open %s: %s", path, strerror(errno));
-            goto fail;
-        }
+        if ((rc = open_data_file(db, path))) goto fail;
     }
     db->commit_path = (flags & COLUMNAR_OPEN_IN_MEMORY) ? COLUMNAR_COMMIT_PATH_MEMORY
                       : (cc_io_is_faultio(db->io) ? cc_faultio_real(cc_faultio_from_io(db->io))->uring_active
@@ -197,29 +203,33 @@ int columnar_open(const char *path, const columnar_open_options *options, column
                           ? COLUMNAR_COMMIT_PATH_IO_URING : COLUMNAR_COMMIT_PATH_PWRITE;
     snprintf(db->commit_path_description, sizeof db->commit_path_description, "%s", path_description(db));
 
-    struct stat st;
-    if (fstat(db->fd, &st) != 0) { rc = cc_error(-errno, 0, "", "cannot stat %s: %s", path, strerror(errno)); goto fail; }
-    if (st.st_size == 0) {
-        if (flags & COLUMNAR_OPEN_READ_ONLY) {
-            rc = cc_error(COLUMNAR_ENOTDB, 0, "", "%s is empty, not a Columnar database", path);
-            goto fail;
+    /* The identity first: a file that is not a database of this version is refused before any lock file is
+     * made for it. */
+    cc_header header;
+    if ((rc = cc_header_read(db->fd, path, &header))) goto fail;
+    memcpy(db->file_id, header.identity.file_id, CF_FILE_ID_BYTES);
+
+    if (!(flags & COLUMNAR_OPEN_IN_MEMORY)) {
+        bool fresh = false;
+        if (flags & COLUMNAR_OPEN_NO_LOCK) {
+            /* No lock file: nobody learns of this reader, so it reads the version recovery picks, unrepaired. */
+            if ((rc = cc_recover(db, CC_REPAIR_VERIFY, 0, false, &db->unlocked_state))) goto fail;
+        } else {
+            if ((rc = lock_path_of(path, &lock_path))) goto fail;
+            if ((rc = cc_lock_open(lock_path, db->fd, read_only, &db->lock, &fresh))) goto fail;
+            if (fresh || cc_lock_published_version(db->lock) == 0) {
+                /* The first to open the file since every handle closed: choose the version it opens at and, when
+                 * this handle may write, make it durable again (a process may have died mid-commit). Others wait
+                 * for this in cc_lock_open. */
+                cc_version_state state;
+                rc = cc_recover(db, CC_REPAIR_VERIFY, 0, fresh && !read_only, &state);
+                int done_rc = cc_lock_fresh_done(db->lock);
+                if (rc || (rc = done_rc)) goto fail;
+            }
         }
-        /* A new file: write version 1 under the writer lock (another process may be creating it too). */
-        if ((rc = cc_lock_writer_acquire(db->lock))) goto fail;
-        if (fstat(db->fd, &st) == 0 && st.st_size == 0) rc = cc_create_initial_version(db);
-        cc_lock_writer_release(db->lock);
-        if (rc) goto fail;
     }
-    cc_published latest;
-    if (fresh_lock && db->lock) {
-        if ((rc = cc_lock_writer_acquire(db->lock))) goto fail;
-        rc = read_header(db, &latest);
-        if (!rc) cc_lock_publish(db->lock, &latest);
-        cc_lock_writer_release(db->lock);
-    } else {
-        rc = cc_db_latest(db, &latest);
-    }
-    if (rc) goto fail;
+    cc_version_state latest;
+    if ((rc = cc_db_latest(db, &latest))) goto fail;
     if ((rc = cc_map_ensure(&db->map, db->fd, latest.used_size))) goto fail;
     /* Validate the top structures of the latest version now, so a damaged file fails at open. */
     columnar_txn *probe;
@@ -237,9 +247,10 @@ fail:
 void columnar_close(columnar_db *db) {
     if (!db) return;
     cc_map_destroy(&db->map);
-    if (db->fd >= 0) close(db->fd);
     if (db->memdb) memdb_release(db->memdb);
     else if (db->lock) cc_lock_close(db->lock);
+    /* After the lock file: closing the data file drops this handle's alias byte and any OFD lock it held. */
+    if (db->fd >= 0) close(db->fd);
     if (!db->io || db->io == &db->real_io.io) cc_real_io_destroy(&db->real_io);
     cc_schema_release(db->schema_cache);
     pthread_mutex_destroy(&db->schema_cache_mutex);
@@ -252,12 +263,13 @@ const char *columnar_db_commit_path_description(const columnar_db *db) { return 
 
 int columnar_db_stats_get(columnar_db *db, columnar_db_stats *out) {
     memset(out, 0, sizeof *out);
-    cc_published latest;
+    cc_version_state latest;
     int rc = cc_db_latest(db, &latest);
     if (rc) return rc;
     out->version = latest.version;
     out->live_versions = db->lock ? cc_lock_live_versions(db->lock, latest.version) : 1;
     out->oldest_pinned = db->lock ? cc_lock_oldest_pinned(db->lock, latest.version) : latest.version;
+    out->durable_version = db->lock ? cc_lock_durable(db->lock) : latest.version;
     struct stat st;
     out->file_size_bytes = fstat(db->fd, &st) == 0 ? (uint64_t)st.st_size : latest.file_size;
     out->used_size_bytes = latest.used_size;

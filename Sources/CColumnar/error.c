@@ -43,6 +43,7 @@ const char *columnar_strerror(int code) {
     case COLUMNAR_ETOOBIG: return "value or collection too large";
     case COLUMNAR_EMAPFULL: return "database larger than the reserved mapping";
     case COLUMNAR_ELOCKFILE: return "lock file damaged or unusable";
+    case COLUMNAR_ESTORAGE: return "the storage failed and the file refuses writes until reopened";
     default:
         if (code < 0 && code > -4096) return strerror(-code);
         return "unknown error";

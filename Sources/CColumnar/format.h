@@ -5,36 +5,56 @@
  *
  * FILE LAYOUT
  *
- *   0        4096                                                      used_size        file size
+ *   0        8192                                                      used_size        file size
  *   +--------+---------------------------------------------------------+----------------+
  *   | header | nodes (8-byte aligned), free space between them         | preallocated   |
  *   +--------+---------------------------------------------------------+----------------+
  *
- * HEADER (offset 0, 4096 bytes reserved; only the first 128 are used)
+ * HEADER (offset 0, 8192 bytes: sixteen 512-byte sectors). A disk writes a sector whole or not at all, so each
+ * piece of the header that changes lives in a sector of its own and carries its own checksum:
+ *
+ *   sector 0        the file's identity (struct cf_identity), written once when the file is created
+ *   sectors 1 .. 15 fifteen commit slots (struct cf_slot): version v lives in sector 1 + v % 15
+ *
+ * IDENTITY (sector 0, bytes 0 .. 511; never rewritten after creation)
  *
  *   OFFSET SIZE DESCRIPTION
- *        0    8 magic "CLMNRDB1"
- *        8    4 format version (COLUMNAR_FORMAT_VERSION)
- *       12    4 header size in bytes (4096)
- *       16    1 selector: which slot is current (0 or 1)
- *       17   15 reserved, zero
- *       32   48 slot 0 (struct cf_slot)
- *       80   48 slot 1 (struct cf_slot)
+ *        0    8 magic "CLMNRDB1" (every format version; the version field tells them apart)
+ *        8    4 format version (CF_FORMAT_VERSION, 2)
+ *       12    4 header size in bytes (8192)
+ *       16    4 sector size in bytes (512): the stride of the slots
+ *       20    4 slot count (15)
+ *       24   16 file id: random bytes chosen at creation; every slot repeats them
+ *       40  468 reserved, zero
+ *      508    4 CRC-32C of bytes 0 .. 507
  *
- * SLOT (48 bytes): a committed version. A commit writes the inactive slot and flips the selector in one write,
- * after the nodes it points to are durable. On open, a slot whose checksum fails is ignored; if the selected
- * slot is bad the other one is used; if the selector byte is neither 0 nor 1 the valid slot with the higher
- * version is used.
+ * SLOT (one per sector; bytes 0 .. 511 of the sector). A slot names a committed version. There is no selector:
+ * on open, the valid slot of the highest version whose commit record verifies wins (docs/CommitPath.md).
  *
  *   OFFSET SIZE DESCRIPTION
- *        0    8 top ref: file offset of the top node
- *        8    8 version number (1 for the first commit; never 0 in a valid slot)
+ *        0    8 version (>= 1; 0 marks an empty or invalidated slot)
+ *        8    8 top ref: file offset of the version's TOP node
  *       16    8 used size: bytes from the file start to the end of the last node of this version
- *       24    8 free-list summary: bytes on the free list (informational; verified against the list)
- *       32    4 reserved, zero
- *       36    4 reserved, zero
- *       40    4 reserved, zero
- *       44    4 CRC-32C of bytes 0..43 of the slot
+ *       24    8 free bytes: bytes on the version's free list (informational; verified against the list)
+ *       32    8 base version: the latest version known durable when this one was written. The commit record
+ *               (TOP child 6) covers every range written by the versions base + 1 .. version.
+ *       40    4 flags: CF_SLOT_NODES_SYNCED (1): every node of this version was durable before the slot was
+ *               written, so recovery has nothing to verify beyond the top and the record's own checksums
+ *       44    4 reserved, zero
+ *       48   16 file id (a copy of the identity's)
+ *       64  444 reserved, zero
+ *      508    4 CRC-32C of bytes 0 .. 507
+ *
+ * A commit writes its nodes, its commit record and its slot in one batch followed by one fdatasync; recovery
+ * checks each range the record lists against its CRC, so a torn or reordered write can never make a slot point
+ * at nodes that are not all on disk. Commits larger than CF_ONE_SYNC_MAX_BYTES sync their nodes before writing
+ * the slot (flag NODES_SYNCED) so that recovery never has to read them back.
+ *
+ * COMMIT RECORD (TOP child 6, role COMMIT_RECORD, packed int of width 64, count = 4 x entries): one entry per
+ * contiguous range written by the versions base + 1 .. version, the range holding this version's TOP node and
+ * record excepted (each is checked by its own node checksum):
+ *     [4i] position   [4i+1] size in bytes   [4i+2] CRC-32C of the range's bytes   [4i+3] version that wrote it
+ * Entries are sorted by version, then by position. A NODES_SYNCED version's record has no entries.
  *
  * NODE: every structure after the header is a node: a 16-byte header then a payload, padded to a multiple of
  * 8 bytes. A ref is the file offset of a node header; ref 0 means "none".
@@ -58,11 +78,12 @@
  *
  * STRUCTURE (every arrow is a ref; "INT[...]" is a packed-int node)
  *
- *   TOP (REFS, 6): [0] META INT[version, cluster_size]
+ *   TOP (REFS, 7): [0] META INT[version, cluster_size]
  *                  [1] SCHEMA (BYTES, format below)
  *                  [2] TABLES (REFS, one per table id; 0 for a removed table)
  *                  [3] FREE_POS INT[]  [4] FREE_SIZE INT[]  [5] FREE_VERSION INT[]  (sorted by position; always
  *                      width 64, so their size depends only on the entry count: see commit.c write_free_list)
+ *                  [6] COMMIT_RECORD INT[] (width 64; format above)
  *   TABLE (REFS, 3): [0] META INT[object_count, next_key]   [1] tree root (INNER or CLUSTER, 0 if empty)
  *                    [2] INDEXES (REFS, one per column id: index tree root or 0), or 0 when no column is indexed
  *   INNER (REFS, 1+n): [0] KEYS INT[first key of each child] then n children (all INNER or all CLUSTER)
@@ -100,42 +121,70 @@
 
 #define CF_MAGIC "CLMNRDB1"
 #define CF_MAGIC_BYTES 8
-#define CF_FORMAT_VERSION 1u
-#define CF_HEADER_BYTES 4096u
+#define CF_FORMAT_VERSION 2u
+#define CF_SECTOR_BYTES 512u
+#define CF_SLOT_COUNT 15u
+#define CF_HEADER_BYTES (CF_SECTOR_BYTES * (1u + CF_SLOT_COUNT))   /* 8192 */
+#define CF_FILE_ID_BYTES 16u
 #define CF_NODE_HEADER_BYTES 16u
 #define CF_COLL_LEAF_MAX 1000u     /* elements per collection leaf */
 #define CF_INNER_FANOUT 256u       /* children per INNER / LIST_INNER node when written */
 #define CF_MAX_TREE_DEPTH 24u      /* deeper trees are treated as corrupt (guards against ref cycles) */
+/* A commit that writes more than this many bytes makes its nodes durable before it writes its slot, so that
+ * recovery never reads more than about CF_SLOT_COUNT times this much back to verify a version. */
+#define CF_ONE_SYNC_MAX_BYTES (1u << 20)
 
-/* A committed version, two of which live in the header. */
-typedef struct cf_slot {
-    uint64_t top_ref;
-    uint64_t version;
-    uint64_t used_size;
-    uint64_t free_bytes;
-    uint32_t reserved[3];
-    uint32_t checksum;
-} cf_slot;
-_Static_assert(sizeof(cf_slot) == 48, "cf_slot is 48 bytes on disk");
-_Static_assert(offsetof(cf_slot, version) == 8, "slot version at 8");
-_Static_assert(offsetof(cf_slot, used_size) == 16, "slot used_size at 16");
-_Static_assert(offsetof(cf_slot, free_bytes) == 24, "slot free_bytes at 24");
-_Static_assert(offsetof(cf_slot, checksum) == 44, "slot checksum at 44");
-
-/* The first 128 bytes of the file. */
-typedef struct cf_header {
+/* Sector 0 of the header: what the file is. Written once, when the file is created. */
+typedef struct cf_identity {
     char magic[CF_MAGIC_BYTES];
     uint32_t format_version;
     uint32_t header_bytes;
-    uint8_t selector;
-    uint8_t reserved[15];
-    cf_slot slots[2];
-} cf_header;
-_Static_assert(sizeof(cf_header) == 128, "cf_header is 128 bytes on disk");
-_Static_assert(offsetof(cf_header, format_version) == 8, "format version at 8");
-_Static_assert(offsetof(cf_header, header_bytes) == 12, "header size at 12");
-_Static_assert(offsetof(cf_header, selector) == 16, "selector at 16");
-_Static_assert(offsetof(cf_header, slots) == 32, "slots at 32");
+    uint32_t sector_bytes;
+    uint32_t slot_count;
+    uint8_t file_id[CF_FILE_ID_BYTES];
+    uint8_t reserved[468];
+    uint32_t checksum;
+} cf_identity;
+_Static_assert(sizeof(cf_identity) == CF_SECTOR_BYTES, "the identity fills sector 0");
+_Static_assert(offsetof(cf_identity, format_version) == 8, "format version at 8");
+_Static_assert(offsetof(cf_identity, header_bytes) == 12, "header size at 12");
+_Static_assert(offsetof(cf_identity, sector_bytes) == 16, "sector size at 16");
+_Static_assert(offsetof(cf_identity, slot_count) == 20, "slot count at 20");
+_Static_assert(offsetof(cf_identity, file_id) == 24, "file id at 24");
+_Static_assert(offsetof(cf_identity, checksum) == 508, "identity checksum at 508");
+
+/* Slot flags. */
+enum { CF_SLOT_NODES_SYNCED = 1, CF_SLOT_FLAGS_KNOWN = 1 };
+
+/* A committed version: one per sector after the identity. */
+typedef struct cf_slot {
+    uint64_t version;
+    uint64_t top_ref;
+    uint64_t used_size;
+    uint64_t free_bytes;
+    uint64_t base_version;
+    uint32_t flags;
+    uint32_t reserved0;
+    uint8_t file_id[CF_FILE_ID_BYTES];
+    uint8_t reserved[444];
+    uint32_t checksum;
+} cf_slot;
+_Static_assert(sizeof(cf_slot) == CF_SECTOR_BYTES, "a slot fills one sector");
+_Static_assert(offsetof(cf_slot, top_ref) == 8, "slot top ref at 8");
+_Static_assert(offsetof(cf_slot, used_size) == 16, "slot used size at 16");
+_Static_assert(offsetof(cf_slot, free_bytes) == 24, "slot free bytes at 24");
+_Static_assert(offsetof(cf_slot, base_version) == 32, "slot base version at 32");
+_Static_assert(offsetof(cf_slot, flags) == 40, "slot flags at 40");
+_Static_assert(offsetof(cf_slot, file_id) == 48, "slot file id at 48");
+_Static_assert(offsetof(cf_slot, checksum) == 508, "slot checksum at 508");
+
+/* The file offset of the slot that holds `version`. */
+static inline uint64_t cf_slot_offset(uint64_t version) {
+    return (uint64_t)CF_SECTOR_BYTES * (1u + version % CF_SLOT_COUNT);
+}
+
+/* One commit-record entry (four packed 64-bit ints). */
+enum { CF_RECORD_POS = 0, CF_RECORD_SIZE = 1, CF_RECORD_CRC = 2, CF_RECORD_VERSION = 3, CF_RECORD_FIELDS = 4 };
 
 /* What a node is. Stored in the node header; 0 is invalid. */
 typedef enum cf_role {
@@ -157,7 +206,8 @@ typedef enum cf_role {
     CF_ROLE_NULLS = 16,
     CF_ROLE_LIST_INNER = 17,
     CF_ROLE_DICT = 18,
-    CF_ROLE_COUNT_ = 19,  /* one past the last role */
+    CF_ROLE_COMMIT_RECORD = 19,
+    CF_ROLE_COUNT_ = 20,  /* one past the last role */
 } cf_role;
 
 /* The 16-byte header of every node. */
@@ -179,7 +229,7 @@ _Static_assert(offsetof(cf_node_header, count) == 8, "count at 8");
 
 /* TOP node children. */
 enum { CF_TOP_META = 0, CF_TOP_SCHEMA = 1, CF_TOP_TABLES = 2, CF_TOP_FREE_POS = 3, CF_TOP_FREE_SIZE = 4,
-       CF_TOP_FREE_VERSION = 5, CF_TOP_CHILDREN = 6 };
+       CF_TOP_FREE_VERSION = 5, CF_TOP_COMMIT_RECORD = 6, CF_TOP_CHILDREN = 7 };
 /* TOP META elements. */
 enum { CF_TOP_META_VERSION = 0, CF_TOP_META_CLUSTER_SIZE = 1, CF_TOP_META_COUNT = 2 };
 /* TABLE node children and META elements. */

@@ -3,8 +3,8 @@
  *
  * The inspector opens the data file O_RDONLY and maps all of it PROT_READ; it never takes a lock, never registers
  * a reader and never opens the lock file (columnar_inspect_lock_file reads that file with one pread). It decodes
- * the header itself, byte by byte, so that a file the engine refuses (wrong magic, another format version, both
- * slots bad, a damaged top node or schema) still shows whatever can be shown.
+ * the header itself, byte by byte, so that a file the engine refuses (wrong magic, another format version, no whole
+ * version, a damaged top node or schema) still shows whatever can be shown.
  *
  * The walk here is deliberately generic: every node carries its role in its header and every REFS node's payload
  * is refs, so following the REFS nodes from the top reaches every node of a version without knowing the schema.
@@ -18,6 +18,8 @@
 #include "object.h"
 
 #include "checksum.h"
+#include "header.h"
+#include "recovery.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,7 +42,7 @@ struct columnar_inspector {
     uint64_t file_size;
     columnar_header_info header;
     int status;
-    char status_message[320];
+    char status_message[1024];
     uint64_t status_offset;
     /* The version being inspected. */
     bool has_version;
@@ -60,7 +62,7 @@ struct columnar_inspector {
 static const char *role_name(uint8_t role) {
     static const char *names[] = { "invalid", "TOP", "META", "SCHEMA", "TABLES", "FREE_POS", "FREE_SIZE",
                                    "FREE_VERSION", "TABLE", "INDEXES", "INNER", "CLUSTER", "KEYS", "COLUMN",
-                                   "VALUES", "BLOB", "NULLS", "LIST_INNER", "DICT" };
+                                   "VALUES", "BLOB", "NULLS", "LIST_INNER", "DICT", "COMMIT_RECORD" };
     return role < CF_ROLE_COUNT_ ? names[role] : "invalid";
 }
 
@@ -68,96 +70,92 @@ static const char *role_name(uint8_t role) {
 /* Opening and the header                                                                                       */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-/* Why a slot is not usable, in a phrase ("" when it is). Mirrors read_header in db.c. */
-static void slot_problem(const columnar_slot_info *slot, uint64_t file_size, char *out, size_t out_size) {
-    if (slot->is_zero)
-        snprintf(out, out_size, "it was never written (all zero)");
-    else if (!slot->checksum_valid)
-        snprintf(out, out_size, "its checksum fails (stored %08x, computed %08x)", slot->stored_checksum,
-                 slot->computed_checksum);
-    else if (slot->version == 0)
-        snprintf(out, out_size, "its version is 0");
-    else if (slot->top_ref < CF_HEADER_BYTES)
-        snprintf(out, out_size, "its top ref %llu is inside the file header", (unsigned long long)slot->top_ref);
-    else if (slot->used_size_bytes > file_size)
-        snprintf(out, out_size, "its used size %llu is past the end of the file (%llu bytes)",
-                 (unsigned long long)slot->used_size_bytes, (unsigned long long)file_size);
-    else if (slot->top_ref >= slot->used_size_bytes)
-        snprintf(out, out_size, "its top ref %llu is not below its used size %llu", (unsigned long long)slot->top_ref,
-                 (unsigned long long)slot->used_size_bytes);
-    else
-        snprintf(out, out_size, "%s", "");
-}
-
+/* Decodes the identity sector and every slot the way the engine reads them (header.c), and finds the version
+ * recovery would open: the whole one of the highest version (recovery.c). */
 static void decode_header(columnar_inspector *insp) {
     columnar_header_info *h = &insp->header;
     h->file_size_bytes = insp->file_size;
-    cf_header raw;
-    memset(&raw, 0, sizeof raw);
+    uint8_t raw[CF_HEADER_BYTES];
+    memset(raw, 0, sizeof raw);
     uint64_t present = insp->file_size < sizeof raw ? insp->file_size : sizeof raw;
-    if (present) memcpy(&raw, insp->base, present);
+    if (present) memcpy(raw, insp->base, present);
     h->header_bytes_present = present;
-    memcpy(h->magic, raw.magic, sizeof h->magic);
-    h->magic_valid = present >= CF_MAGIC_BYTES && memcmp(raw.magic, CF_MAGIC, CF_MAGIC_BYTES) == 0;
-    h->format_version = raw.format_version;
-    h->header_bytes = raw.header_bytes;
-    h->selector = raw.selector;
-    /* The engine writes the reserved bytes of the header (17 ... 31, and everything from 128 to 4096) as zero. */
-    for (uint64_t at = 17; at < CF_HEADER_BYTES && at < insp->file_size && !h->reserved_nonzero_at; at++) {
-        if (at == 32) at = sizeof raw;
-        if (at < insp->file_size && insp->base[at]) h->reserved_nonzero_at = (uint32_t)at;
+    cf_identity identity;
+    memcpy(&identity, raw, sizeof identity);
+    memcpy(h->magic, identity.magic, sizeof h->magic);
+    h->magic_valid = present >= CF_MAGIC_BYTES && memcmp(identity.magic, CF_MAGIC, CF_MAGIC_BYTES) == 0;
+    h->format_version = identity.format_version;
+    h->header_bytes = identity.header_bytes;
+    h->sector_bytes = identity.sector_bytes;
+    h->slot_count = identity.slot_count;
+    memcpy(h->file_id, identity.file_id, sizeof h->file_id);
+    h->stored_checksum = identity.checksum;
+    h->computed_checksum = cc_crc32c(0, &identity, offsetof(cf_identity, checksum));
+    h->identity_checksum_valid = present >= sizeof identity && h->stored_checksum == h->computed_checksum;
+    for (uint64_t at = offsetof(cf_identity, reserved); at < offsetof(cf_identity, checksum); at++)
+        if (raw[at]) {
+            h->reserved_nonzero_at = (uint32_t)at;
+            break;
+        }
+    h->current_slot = -1;
+    uint64_t best_version = 0;
+    for (uint32_t index = 0; index < CF_SLOT_COUNT; index++) {
+        const uint8_t *sector = raw + (size_t)CF_SECTOR_BYTES * (1 + index);
+        cc_slot_view view;
+        cc_slot_decode(sector, index, &identity, insp->file_size, &view);
+        columnar_slot_info *info = &h->slots[index];
+        info->offset = (uint64_t)CF_SECTOR_BYTES * (1 + index);
+        info->version = view.slot.version;
+        info->top_ref = view.slot.top_ref;
+        info->used_size_bytes = view.slot.used_size;
+        info->free_bytes = view.slot.free_bytes;
+        info->base_version = view.slot.base_version;
+        info->flags = view.slot.flags;
+        info->stored_checksum = view.slot.checksum;
+        info->computed_checksum = cc_crc32c(0, sector, offsetof(cf_slot, checksum));
+        info->checksum_valid = view.checksum_valid && present >= info->offset + CF_SECTOR_BYTES;
+        info->is_zero = view.is_zero;
+        info->usable = view.usable && present >= info->offset + CF_SECTOR_BYTES;
+        snprintf(info->problem, sizeof info->problem, "%s", view.problem);
+        if (info->usable) {
+            info->whole = cc_version_verify(insp->base, &view.slot, info->problem, sizeof info->problem) == 0;
+            if (info->whole && info->version > best_version) {
+                best_version = info->version;
+                h->current_slot = (int32_t)index;
+            }
+        }
+        if (!info->is_zero && !h->reserved_nonzero_at) {
+            static const uint64_t reserved[2][2] = { { offsetof(cf_slot, reserved0), offsetof(cf_slot, file_id) },
+                                                     { offsetof(cf_slot, reserved), offsetof(cf_slot, checksum) } };
+            for (int part = 0; part < 2 && !h->reserved_nonzero_at; part++)
+                for (uint64_t at = reserved[part][0]; at < reserved[part][1]; at++)
+                    if (sector[at]) {
+                        h->reserved_nonzero_at = (uint32_t)(info->offset + at);
+                        break;
+                    }
+        }
     }
-    bool usable[2];
-    for (int s = 0; s < 2; s++) {
-        const cf_slot *slot = &raw.slots[s];
-        columnar_slot_info *info = &h->slots[s];
-        bool slot_present = present >= 32 + (uint64_t)(s + 1) * sizeof *slot;
-        info->top_ref = slot->top_ref;
-        info->version = slot->version;
-        info->used_size_bytes = slot->used_size;
-        info->free_bytes = slot->free_bytes;
-        info->stored_checksum = slot->checksum;
-        info->computed_checksum = cc_crc32c(0, slot, offsetof(cf_slot, checksum));
-        info->checksum_valid = slot_present && info->stored_checksum == info->computed_checksum;
-        static const uint8_t zero[sizeof(cf_slot)];
-        info->is_zero = memcmp(slot, zero, sizeof zero) == 0;
-        info->usable = info->checksum_valid && slot->version != 0 && slot->top_ref >= CF_HEADER_BYTES &&
-                       slot->used_size <= insp->file_size && slot->top_ref < slot->used_size;
-        usable[s] = info->usable;
-    }
-    if (raw.selector <= 1 && usable[raw.selector]) h->current_slot = raw.selector;
-    else if (usable[0] && usable[1]) h->current_slot = raw.slots[0].version > raw.slots[1].version ? 0 : 1;
-    else if (usable[0] || usable[1]) h->current_slot = usable[0] ? 0 : 1;
-    else h->current_slot = -1;
 
     /* The status: the first reason the engine would refuse the file, as columnar_open would report it. */
-    char why[2][160];
-    for (int s = 0; s < 2; s++) slot_problem(&h->slots[s], insp->file_size, why[s], sizeof why[s]);
-    if (present < sizeof raw) {
-        insp->status = COLUMNAR_ENOTDB;
-        insp->status_offset = present;
-        snprintf(insp->status_message, sizeof insp->status_message, "the file is %llu bytes, shorter than the "
-                 "%zu-byte header", (unsigned long long)insp->file_size, sizeof raw);
-    } else if (!h->magic_valid) {
-        insp->status = COLUMNAR_ENOTDB;
-        insp->status_offset = 0;
-        snprintf(insp->status_message, sizeof insp->status_message, "not a Columnar database: the magic number at "
-                 "offset 0 is not \"%s\"", CF_MAGIC);
-    } else if (h->format_version != CF_FORMAT_VERSION) {
-        insp->status = COLUMNAR_EFORMAT;
-        insp->status_offset = 8;
-        snprintf(insp->status_message, sizeof insp->status_message, "format version %u at offset 8; this library "
-                 "reads version %u", h->format_version, CF_FORMAT_VERSION);
-    } else if (h->header_bytes != CF_HEADER_BYTES) {
-        insp->status = COLUMNAR_ECORRUPT;
-        insp->status_offset = 12;
-        snprintf(insp->status_message, sizeof insp->status_message, "the header at offset 12 declares a %u-byte "
-                 "header (%u expected)", h->header_bytes, CF_HEADER_BYTES);
+    char problem[200];
+    uint64_t offset = 0;
+    int rc = cc_identity_check(&identity, present, problem, sizeof problem, &offset);
+    if (rc) {
+        insp->status = rc;
+        insp->status_offset = offset;
+        snprintf(insp->status_message, sizeof insp->status_message, "%s", problem);
     } else if (h->current_slot < 0) {
         insp->status = COLUMNAR_ECORRUPT;
-        insp->status_offset = 32;
-        snprintf(insp->status_message, sizeof insp->status_message, "no usable header slot: slot 0 (offset 32): %s; "
-                 "slot 1 (offset 80): %s", why[0], why[1]);
+        insp->status_offset = CF_SECTOR_BYTES;
+        size_t used = (size_t)snprintf(insp->status_message, sizeof insp->status_message, "no whole version in the "
+                                       "header's %u slots", CF_SLOT_COUNT);
+        for (uint32_t index = 0; index < CF_SLOT_COUNT && used < sizeof insp->status_message; index++) {
+            const columnar_slot_info *info = &h->slots[index];
+            if (info->is_zero) continue;
+            used += (size_t)snprintf(insp->status_message + used, sizeof insp->status_message - used,
+                                     "; slot %u (version %llu): %s", index, (unsigned long long)info->version,
+                                     info->problem);
+        }
     }
 }
 
@@ -222,15 +220,15 @@ int columnar_inspector_status(const columnar_inspector *insp, const char **out_m
     return insp->status;
 }
 
+uint32_t columnar_inspect_checksum(const void *data, size_t size) { return cc_crc32c(0, data, size); }
+
 int columnar_inspector_select_slot(columnar_inspector *insp, int slot) {
-    if (slot != 0 && slot != 1) return CC_MISUSE("header slot %d does not exist (0 or 1)", slot);
+    if (slot < 0 || slot >= (int)CF_SLOT_COUNT)
+        return CC_MISUSE("header slot %d does not exist (0 ... %u)", slot, CF_SLOT_COUNT - 1);
     const columnar_slot_info *info = &insp->header.slots[slot];
-    if (!info->usable) {
-        char why[160];
-        slot_problem(info, insp->file_size, why, sizeof why);
-        return CC_CORRUPT(32 + (uint64_t)slot * sizeof(cf_slot), "header slot %d (offset %llu) is not usable: %s",
-                          slot, (unsigned long long)(32 + slot * sizeof(cf_slot)), why);
-    }
+    if (!info->usable)
+        return CC_CORRUPT(info->offset, "header slot %d (offset %llu) is not usable: %s", slot,
+                          (unsigned long long)info->offset, info->problem[0] ? info->problem : "it is empty");
     insp->has_version = true;
     insp->slot = slot;
     insp->version = info->version;
@@ -497,6 +495,7 @@ static const char *node_what(const cc_node *node, uint8_t parent_role, const pla
     case CF_ROLE_SCHEMA: return "schema";
     case CF_ROLE_TABLES: return "table list";
     case CF_ROLE_FREE_POS: case CF_ROLE_FREE_SIZE: case CF_ROLE_FREE_VERSION: return "free list";
+    case CF_ROLE_COMMIT_RECORD: return "commit record";
     case CF_ROLE_TABLE: return "table";
     case CF_ROLE_INDEXES: return "index list";
     case CF_ROLE_INNER: return "tree inner node";
@@ -863,14 +862,11 @@ typedef struct reader_relay {
     uint32_t count;
 } reader_relay;
 
-static void relay_reader(void *context, uint32_t slot, uint32_t pid, uint64_t version) {
+static void relay_reader(void *context, uint32_t slot, uint32_t handle_slot, bool handle_alive, uint64_t version) {
     reader_relay *relay = context;
     relay->count++;
     if (!relay->on_reader) return;
-    /* Signal 0 only asks whether the process exists; EPERM means it does (another user's). A pid that would be
-     * negative or 0 as a pid_t (a damaged slot) would address a process group instead: no such process. */
-    bool alive = (pid_t)pid > 0 && !(kill((pid_t)pid, 0) == -1 && errno == ESRCH);
-    columnar_lock_reader reader = { slot, pid, version, alive };
+    columnar_lock_reader reader = { slot, handle_slot, version, handle_alive };
     relay->on_reader(relay->context, &reader);
 }
 
@@ -878,10 +874,20 @@ int columnar_inspect_lock_file(const char *database_path, columnar_lock_file_inf
                                void (*on_reader)(void *context, const columnar_lock_reader *reader), void *context) {
     memset(out, 0, sizeof *out);
     if (!database_path) return CC_MISUSE("columnar_inspect_lock_file needs a path");
-    size_t length = strlen(database_path) + sizeof ".lock";
+    /* The engine names the lock file after the real path, so a symlink to the file finds it too. */
+    char *real = realpath(database_path, NULL);
+    if (!real) {
+        if (errno == ENOENT) return 0;
+        return cc_error(-errno, 0, "", "cannot resolve %s: %s", database_path, strerror(errno));
+    }
+    size_t length = strlen(real) + sizeof ".lock";
     char *path = malloc(length);
-    if (!path) return -ENOMEM;
-    snprintf(path, length, "%s.lock", database_path);
+    if (!path) {
+        free(real);
+        return -ENOMEM;
+    }
+    snprintf(path, length, "%s.lock", real);
+    free(real);
     cc_lock_file_state state;
     reader_relay relay = { on_reader, context, 0 };
     int rc = cc_lock_file_read(path, &state, relay_reader, &relay);
@@ -893,12 +899,17 @@ int columnar_inspect_lock_file(const char *database_path, columnar_lock_file_inf
     snprintf(out->problem, sizeof out->problem, "%s", state.problem);
     out->layout_version = state.layout_version;
     out->reader_slot_count = state.reader_slot_count;
+    out->data_device = state.data_device;
+    out->data_inode = state.data_inode;
     out->published = state.published;
-    out->publishing = state.publishing;
     out->published_version = state.state.version;
     out->published_top_ref = state.state.top_ref;
     out->published_used_size_bytes = state.state.used_size;
     out->published_file_size_bytes = state.state.file_size;
+    out->written_version = state.written_version;
+    out->durable_version = state.durable_version;
+    out->repair = state.repair;
+    out->storage_failed = state.storage_failed;
     out->reader_count = relay.count;
     return 0;
 }

@@ -187,6 +187,8 @@ struct columnar_db {
     struct cc_memdb *memdb;        /* in-memory databases: the shared registry entry */
     cc_real_io real_io;
     const columnar_io *io;
+    uint8_t file_id[CF_FILE_ID_BYTES];   /* the identity's file id, which every slot repeats */
+    cc_version_state unlocked_state;     /* COLUMNAR_OPEN_NO_LOCK: the version recovery chose (no lock file) */
     columnar_commit_path commit_path;
     char commit_path_description[128];
     /* The decoded schema of the latest version seen, shared by read transactions. */
@@ -283,7 +285,9 @@ struct columnar_txn {
     /* write only */
     cc_rangevec to_free;     /* nodes of the base version this transaction replaces */
     cc_rangevec free_list;   /* the base version's free list (entries with their versions) */
-    uint64_t oldest_pinned;  /* computed at begin_write: free-list entries with version <= this are reusable */
+    uint64_t oldest_pinned;  /* computed at begin_write: free-list entries with version <= this are reusable (the
+                                older of the oldest version readers pin and the durable version) */
+    uint64_t chain_epoch;    /* the lock file's chain epoch the base version belongs to */
     cc_arena_block *arena;
 };
 
@@ -304,16 +308,9 @@ int cc_txn_tables_fit(columnar_txn *txn);
 /* Schedules the node at `ref` to be freed by the commit (its space is reusable once no reader can see it). */
 int cc_free_node(columnar_txn *txn, uint64_t ref);
 
-/* Reads the published latest version (or the header when no lock) into txn's base fields. */
-int cc_db_latest(columnar_db *db, cc_published *out);
-/* Reads the latest version from the file header itself (the writer's source of truth). */
-int cc_db_read_header(columnar_db *db, cc_published *out);
+/* The version a new reader gets: the published one, or without a lock file the one recovery chose at open. */
+int cc_db_latest(columnar_db *db, cc_version_state *out);
 /* Loads (from cache or by decoding) the schema of the version whose top node is `top_ref`. */
 int cc_db_schema_for(columnar_txn *txn, cc_schema **out);
-
-/* The commit: encodes everything private, writes it, flips the header. */
-int cc_commit(columnar_txn *txn);
-/* Writes the header of a brand-new file (version 1, empty schema). Caller holds the writer lock. */
-int cc_create_initial_version(columnar_db *db);
 
 #endif /* COLUMNAR_INTERNAL_H */

@@ -2,13 +2,18 @@
  * io_real.c — the real I/O layer behind struct columnar_io: how the commit path's node batches, header writes,
  * syncs and file growth reach the file system.
  *
- * A batch goes to the kernel through io_uring (one IORING_OP_WRITE per range, a window of up to
- * CC_URING_ENTRIES in flight, all submitted with one io_uring_enter where the ring has room) when the kernel
- * and any sandbox allow it, and otherwise through pwritev, coalescing ranges that touch. Syncs are fdatasync;
- * growth preallocates with fallocate and falls back to ftruncate where the file system cannot.
+ * A large batch goes to the kernel through io_uring (one IORING_OP_WRITE per range, a window of up to
+ * CC_URING_ENTRIES in flight, all submitted with one io_uring_enter where the ring has room) when the kernel and
+ * any sandbox allow it; a small one, and every batch where io_uring is refused, through pwritev, coalescing
+ * ranges that touch. Buffered writes submitted to io_uring run on kernel worker threads, and for the few ranges
+ * of an ordinary commit that hand-off costs more than the writes themselves (docs/CommitPath.md, "io_uring"), so
+ * the ring has to earn each batch: CC_URING_MIN_RANGES ranges or CC_URING_MIN_BYTES bytes. Syncs are fdatasync
+ * (an IORING_OP_FSYNC is executed by a worker too); growth preallocates with fallocate and falls back to
+ * ftruncate where the file system cannot.
  *
- * Thread safety: none is needed here. A database's cc_real_io (and its ring) is used only by the committer that
- * holds the database's writer lock, so at most one thread is inside these functions for a given ring.
+ * Thread safety: a database's ring is used only by write batches, which come from the holder of the writer lock
+ * (commits and repairs), so at most one thread uses a given ring. Syncs may run at the same time (a sync leader
+ * of group commit does not hold the writer lock); they touch no shared state here.
  */
 #include "io.h"
 #include "error.h"
@@ -27,6 +32,9 @@
 
 /* Submission queue entries per ring: the most writes in flight at once. */
 #define CC_URING_ENTRIES 64u
+/* The smallest batch that goes through the ring (either bound suffices); smaller ones are written inline. */
+#define CC_URING_MIN_RANGES 16u
+#define CC_URING_MIN_BYTES (1u << 20)
 /* The most bytes one write (one SQE, or one pwritev call) asks for. IORING_OP_WRITE takes an unsigned length,
  * and Linux never transfers more than about 2 GiB per call anyway; longer ranges are written in pieces. */
 #define CC_MAX_WRITE_BYTES ((size_t)1 << 30)
@@ -163,10 +171,10 @@ static void queue_slot(struct io_uring *ring, int fd, const columnar_io_write *w
     io_uring_sqe_set_data64(sqe, slot_index);
 }
 
-/* Writes the batch through the ring. Returns 0, the first write's -errno, or 1 when the ring itself failed
- * (submission or completion refused by the kernel): the caller then abandons it and rewrites the batch with
- * pwritev. Every SQE submitted is reaped before returning, whatever happened, so the ring is clean for the next
- * batch and no write still reads the caller's buffers once this returns. */
+/* Writes the batch through the ring. Returns 0, the first write's -errno, or 1 when the ring itself refused a
+ * submission: the caller then abandons it and rewrites the batch with pwritev. Every SQE submitted is reaped
+ * before returning, whatever happened, so the ring is clean for the next batch and no write still reads the
+ * caller's buffers once this returns. */
 static int uring_batch(cc_real_io *real_io, int fd, const columnar_io_write *writes, size_t write_count,
                        int *out_ring_error) {
     struct io_uring *ring = real_io->uring;
@@ -181,6 +189,7 @@ static int uring_batch(cc_real_io *real_io, int fd, const columnar_io_write *wri
     unsigned in_flight_count = 0;  /* SQEs taken by the kernel whose CQE is not yet reaped */
     int result = 0;
     int ring_error = 0;
+    unsigned wait_failures = 0;
 
     for (;;) {
         /* Keep the window full while nothing has failed. */
@@ -221,10 +230,17 @@ static int uring_batch(cc_real_io *real_io, int fd, const columnar_io_write *wri
         int wait_result = io_uring_wait_cqe(ring, &cqe);
         if (wait_result == -EINTR || wait_result == -EAGAIN) continue;
         if (wait_result < 0) {
-            /* Cannot happen on a working kernel. Tearing the ring down cancels what is still in flight; the
-             * batch is then rewritten with pwritev from the same buffers, so a late write stores the same bytes. */
-            ring_error = -wait_result;
-            break;
+            /* Cannot happen on a working kernel. Writes still in flight read the caller's buffers, which are freed
+             * once this returns, and a write landing late could store their next contents over space a later
+             * commit reuses: wait on, and stop the process if the ring never answers (its death cancels the
+             * writes, and recovery sees an unfinished commit). */
+            if (++wait_failures < 1000) {
+                usleep(1000);
+                continue;
+            }
+            fprintf(stderr, "columnar: io_uring stopped delivering completions with %u writes in flight (%s); "
+                    "stopping the process rather than risk a late write\n", in_flight_count, strerror(-wait_result));
+            abort();
         }
         unsigned slot_index = (unsigned)io_uring_cqe_get_data64(cqe);
         int completion = cqe->res;
@@ -273,7 +289,11 @@ static int uring_batch(cc_real_io *real_io, int fd, const columnar_io_write *wri
 static int real_write_batch(void *context, int fd, const columnar_io_write *writes, size_t write_count) {
     cc_real_io *real_io = context;
     if (write_count == 0) return 0;
-    if (real_io->uring_active) {
+    size_t total_bytes = 0;
+    for (size_t index = 0; index < write_count && total_bytes < CC_URING_MIN_BYTES; index++)
+        total_bytes += writes[index].size;
+    bool worth_the_ring = write_count >= CC_URING_MIN_RANGES || total_bytes >= CC_URING_MIN_BYTES;
+    if (real_io->uring_active && worth_the_ring) {
         int ring_error = 0;
         int result = uring_batch(real_io, fd, writes, write_count, &ring_error);
         if (ring_error == 0) return result;
@@ -291,94 +311,6 @@ static int real_sync(void *context, int fd) {
         return CC_FAIL(error, "fdatasync failed: %s", strerror(-error));
     }
     return 0;
-}
-
-/* The whole commit as one linked io_uring chain: every node write, a data sync, the header write, a data sync.
- * IOSQE_IO_LINK makes each step start only after the previous one completed successfully, which is exactly
- * the ordering the commit needs, and the caller waits once instead of once per step. Sets *out_fallback when
- * the chain could not be used or was broken by a short write (the caller then redoes every step in order:
- * rewriting the same bytes is harmless). */
-static int uring_commit_chain(cc_real_io *real_io, int fd, const columnar_io_write *writes, size_t write_count,
-                              const columnar_io_write *header, bool sync, bool *out_fallback) {
-    struct io_uring *ring = real_io->uring;
-    size_t step_count = write_count + 1 + (sync ? 2 : 0);
-    *out_fallback = true;
-    if (step_count > CC_URING_ENTRIES) return 0;
-    for (size_t i = 0; i < write_count; i++)
-        if (writes[i].size > CC_MAX_WRITE_BYTES) return 0;
-    size_t step = 0;
-    for (size_t i = 0; i <= write_count; i++) {
-        const columnar_io_write *w = i < write_count ? &writes[i] : header;
-        if (i == write_count && sync) {
-            struct io_uring_sqe *barrier = io_uring_get_sqe(ring);
-            io_uring_prep_fsync(barrier, fd, IORING_FSYNC_DATASYNC);
-            io_uring_sqe_set_data64(barrier, step++);
-            barrier->flags |= IOSQE_IO_LINK;
-        }
-        struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-        io_uring_prep_write(sqe, fd, w->data, (unsigned)w->size, w->offset);
-        io_uring_sqe_set_data64(sqe, step++);
-        if (step < step_count) sqe->flags |= IOSQE_IO_LINK;
-    }
-    if (sync) {
-        struct io_uring_sqe *last = io_uring_get_sqe(ring);
-        io_uring_prep_fsync(last, fd, IORING_FSYNC_DATASYNC);
-        io_uring_sqe_set_data64(last, step++);
-    }
-    int submitted = io_uring_submit(ring);
-    if (submitted < 0 || (size_t)submitted != step_count) {
-        /* The ring refused the submission: reap whatever went in, then stop using the ring. */
-        for (int i = 0; i < (submitted > 0 ? submitted : 0); i++) {
-            struct io_uring_cqe *cqe;
-            if (io_uring_wait_cqe(ring, &cqe) == 0) io_uring_cqe_seen(ring, cqe);
-        }
-        abandon_uring(real_io, "refused a submission", submitted < 0 ? -submitted : EIO);
-        return 0;
-    }
-    int result = 0;
-    bool broken = false;
-    for (size_t reaped = 0; reaped < step_count;) {
-        struct io_uring_cqe *cqe;
-        int wait_result = io_uring_wait_cqe(ring, &cqe);
-        if (wait_result == -EINTR || wait_result == -EAGAIN) continue;
-        if (wait_result < 0) {
-            abandon_uring(real_io, "failed while waiting", -wait_result);
-            return 0;
-        }
-        size_t index = (size_t)io_uring_cqe_get_data64(cqe);
-        int completion = cqe->res;
-        io_uring_cqe_seen(ring, cqe);
-        reaped++;
-        bool is_sync = sync && (index == write_count || index == step_count - 1);
-        size_t write_index = index < write_count ? index : write_count;   /* write_count: the header */
-        const columnar_io_write *w = write_index < write_count ? &writes[write_index] : header;
-        if (completion == -ECANCELED || completion == -EINTR || completion == -EAGAIN) {
-            broken = true;
-        } else if (completion < 0) {
-            if (result == 0)
-                result = CC_FAIL(completion, "io_uring %s failed: %s", is_sync ? "fdatasync" : "write",
-                                 strerror(-completion));
-        } else if (!is_sync && (size_t)completion != w->size) {
-            broken = true;   /* a short write ends the chain; the rest was cancelled */
-        }
-    }
-    *out_fallback = result == 0 && broken;
-    return result;
-}
-
-static int real_write_commit(void *context, int fd, const columnar_io_write *writes, size_t write_count,
-                             const columnar_io_write *header, bool sync) {
-    cc_real_io *real_io = context;
-    if (real_io->uring_active) {
-        bool fallback;
-        int result = uring_commit_chain(real_io, fd, writes, write_count, header, sync, &fallback);
-        if (!fallback) return result;
-    }
-    int result = real_write_batch(context, fd, writes, write_count);
-    if (result == 0 && sync) result = real_sync(context, fd);
-    if (result == 0) result = real_write_batch(context, fd, header, 1);
-    if (result == 0 && sync) result = real_sync(context, fd);
-    return result;
 }
 
 static int real_grow(void *context, int fd, uint64_t size_bytes) {
@@ -433,7 +365,6 @@ int cc_real_io_init(cc_real_io *real_io, bool want_uring) {
     real_io->io.write_batch = real_write_batch;
     real_io->io.sync = real_sync;
     real_io->io.grow = real_grow;
-    real_io->io.write_commit = real_write_commit;
 
     if (!want_uring) {
         snprintf(real_io->description, sizeof real_io->description, "pwrite (io_uring turned off)");

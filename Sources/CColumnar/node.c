@@ -91,6 +91,22 @@ int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index
     return cc_node_read(txn, ref, expect_role, out);
 }
 
+int cc_node_read_verified(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out) {
+    return cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role, true, out);
+}
+
+int cc_node_child_verified(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
+                           cc_node *out) {
+    if (parent->encoding != COLUMNAR_ENCODING_REFS || index >= parent->count)
+        return CC_CORRUPT(parent->ref, "node at %llu (role %u) has no child %u", (unsigned long long)parent->ref,
+                          parent->role, index);
+    uint64_t ref = cc_node_ref_at(parent, index);
+    if (ref == 0)
+        return CC_CORRUPT(parent->ref, "node at %llu (role %u) has a null child %u", (unsigned long long)parent->ref,
+                          parent->role, index);
+    return cc_node_read_verified(txn, ref, expect_role, out);
+}
+
 uint8_t cc_packed_width(const int64_t *values, uint64_t count) {
     int64_t min = 0, max = 0;
     for (uint64_t i = 0; i < count; i++) {

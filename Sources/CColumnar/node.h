@@ -32,6 +32,12 @@ int cc_node_read(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_
 /* Reads child `index` of a REFS node; ref 0 is allowed only when `may_be_zero` (then out->ref == 0). */
 int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
                   bool may_be_zero, cc_node *out);
+/* cc_node_read and cc_node_child (a ref of 0 refused) that always check the node's CRC as well: for what the
+ * write path reads and acts on (the top, the free list, the table list, the record, the size of a node it
+ * frees), where a damaged node that merely looks sane would otherwise be written back or freed wrongly. */
+int cc_node_read_verified(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out);
+int cc_node_child_verified(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
+                           cc_node *out);
 
 static inline uint64_t cc_node_ref_at(const cc_node *node, uint32_t index) {
     uint64_t ref;

@@ -4,6 +4,9 @@
  */
 #include "tree.h"
 
+#include "durability.h"
+#include "recovery.h"
+
 #include <errno.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -91,12 +94,14 @@ int cc_txn_tables_fit(columnar_txn *txn) {
     return 0;
 }
 
-/* Pins the latest version: register in the reader table, then check the version is still the latest (a writer
- * that started after our registration will see it; one that finished before would have changed the latest). */
+/* Pins the latest published version: register in the reader table, then check the version is still the latest
+ * (a writer that started after our registration will see it; one that finished before would have changed the
+ * latest). Each retry follows a publish, and publishes are at least one fdatasync (or one commit) apart, so the
+ * loop ends after a try or two; it must not give up and pin a version a writer may not have seen pinned. */
 static int pin_latest(columnar_txn *txn) {
     columnar_db *db = txn->db;
-    for (int attempt = 0;; attempt++) {
-        cc_published latest;
+    for (;;) {
+        cc_version_state latest;
         int rc = cc_db_latest(db, &latest);
         if (rc) return rc;
         if (db->lock) {
@@ -106,9 +111,9 @@ static int pin_latest(columnar_txn *txn) {
             } else {
                 cc_lock_reader_update(db->lock, txn->reader_slot, latest.version);
             }
-            cc_published again;
+            cc_version_state again;
             if ((rc = cc_db_latest(db, &again))) return rc;
-            if (again.version != latest.version && attempt < 1000) continue;
+            if (again.version != latest.version) continue;
         }
         if ((rc = cc_map_ensure(&db->map, db->fd, latest.used_size))) return rc;
         txn->version = latest.version;
@@ -162,14 +167,15 @@ int columnar_txn_advance(columnar_txn *txn) {
     return 0;
 }
 
-/* Loads the base version's free list, validating that it is sorted, in bounds and non-overlapping. */
+/* Loads the base version's free list, checksums first, validating that it is sorted, in bounds and
+ * non-overlapping: the commit hands this space out, so a damaged entry would let it overwrite live nodes. */
 static int load_free_list(columnar_txn *txn) {
     cc_node top, pos, size, version;
-    int rc = cc_node_read(txn, txn->top_ref, CF_ROLE_TOP, &top);
+    int rc = cc_node_read_verified(txn, txn->top_ref, CF_ROLE_TOP, &top);
     if (rc) return rc;
-    if ((rc = cc_node_child(txn, &top, CF_TOP_FREE_POS, CF_ROLE_FREE_POS, false, &pos)) ||
-        (rc = cc_node_child(txn, &top, CF_TOP_FREE_SIZE, CF_ROLE_FREE_SIZE, false, &size)) ||
-        (rc = cc_node_child(txn, &top, CF_TOP_FREE_VERSION, CF_ROLE_FREE_VERSION, false, &version)))
+    if ((rc = cc_node_child_verified(txn, &top, CF_TOP_FREE_POS, CF_ROLE_FREE_POS, &pos)) ||
+        (rc = cc_node_child_verified(txn, &top, CF_TOP_FREE_SIZE, CF_ROLE_FREE_SIZE, &size)) ||
+        (rc = cc_node_child_verified(txn, &top, CF_TOP_FREE_VERSION, CF_ROLE_FREE_VERSION, &version)))
         return rc;
     if (pos.encoding != COLUMNAR_ENCODING_PACKED_INT || size.encoding != COLUMNAR_ENCODING_PACKED_INT ||
         version.encoding != COLUMNAR_ENCODING_PACKED_INT || pos.count != size.count || pos.count != version.count)
@@ -191,7 +197,8 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
     *out_txn = NULL;
     if (db->flags & COLUMNAR_OPEN_READ_ONLY)
         return cc_error(COLUMNAR_EREADONLY, 0, "", "%s was opened read-only", db->path);
-    int rc = cc_lock_writer_acquire(db->lock);
+    cc_repair_kind repair;
+    int rc = cc_lock_writer_acquire(db->lock, &repair);
     if (rc) return rc;
     columnar_txn *txn = calloc(1, sizeof *txn);
     if (!txn) {
@@ -200,12 +207,24 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
     }
     txn->db = db;
     txn->is_write = true;
-    /* The header is the truth for a writer: a writer that died after flipping it may not have published. */
-    cc_published latest;
-    if ((rc = cc_db_read_header(db, &latest))) goto fail;
-    cc_published published;
-    if (!cc_lock_read_published(db->lock, &published) || published.version != latest.version)
-        cc_lock_publish(db->lock, &latest);
+    if (db->io->step) db->io->step(db->io->context, COLUMNAR_STEP_WRITER_LOCKED);
+    /* A writer that died holding the lock, a dead sync leader or a failed sync: bring the chain back to a known
+     * durable state before building on it. */
+    cc_version_state base;
+    uint64_t epoch, written;
+    for (;;) {
+        if (repair != CC_REPAIR_NONE && (rc = cc_recover(db, repair, cc_lock_durable(db->lock), true, &base)))
+            goto fail;
+        cc_lock_chain_read(db->lock, &epoch, &written);
+        /* A sync that failed meanwhile asks for its repair before it moves the epoch: seeing the chain, we see the
+         * request too, and must not build on versions it drops. */
+        if ((repair = cc_lock_repair_pending(db->lock)) == CC_REPAIR_NONE) break;
+    }
+    if (!cc_lock_version_state(db->lock, written, &base)) {
+        rc = CC_FAIL(COLUMNAR_ELOCKFILE, "the lock file of %s does not record the latest written version %llu",
+                     db->path, (unsigned long long)written);
+        goto fail;
+    }
     if (db->max_active_versions) {
         /* After this commit the live versions are those readers pin plus the new one. */
         uint64_t after_commit = cc_lock_live_versions(db->lock, UINT64_MAX);
@@ -217,12 +236,20 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
             goto fail;
         }
     }
-    if ((rc = cc_map_ensure(&db->map, db->fd, latest.used_size))) goto fail;
-    txn->version = latest.version;
-    txn->top_ref = latest.top_ref;
-    txn->used_size = latest.used_size;
-    txn->file_size = latest.file_size;
-    txn->oldest_pinned = cc_lock_oldest_pinned(db->lock, latest.version);
+    if ((rc = cc_map_ensure(&db->map, db->fd, base.used_size))) goto fail;
+    txn->version = base.version;
+    txn->top_ref = base.top_ref;
+    txn->used_size = base.used_size;
+    txn->file_size = base.file_size;
+    txn->chain_epoch = epoch;
+    /* Space freed by a version is reused once no reader can see the versions before it, and once no version a
+     * crash may fall back to still lists it: recovery verifies the ranges a version's commit record lists, which
+     * go back to the version's base, and may choose the durable version or any later one, whose bases are no
+     * older than the durable version's. So the bound is the durable version's base: a node freed by a version up
+     * to it was written before it, and is listed in no record recovery reads. */
+    uint64_t pinned = cc_lock_oldest_pinned(db->lock, base.version);
+    uint64_t reuse_bound = cc_lock_reuse_bound(db->lock);
+    txn->oldest_pinned = pinned < reuse_bound ? pinned : reuse_bound;
     if ((rc = cc_db_schema_for(txn, &txn->schema)) || (rc = load_free_list(txn))) goto fail;
     *out_txn = txn;
     return 0;
@@ -238,9 +265,14 @@ int columnar_txn_commit(columnar_txn *txn) {
         columnar_txn_rollback(txn);
         return 0;
     }
+    columnar_db *db = txn->db;
+    cc_written written = { 0 };
     int rc = cc_txn_check(txn);
-    if (!rc) rc = cc_commit(txn);
+    if (!rc) rc = cc_commit(txn, &written);
+    /* The writer lock goes before the commit is durable, so the next writer builds on this version while this
+     * one waits for its sync: that is what lets concurrent commits share one fdatasync. */
     columnar_txn_rollback(txn);
+    if (!rc) rc = cc_durability_complete(db, &written);
     return rc;
 }
 
@@ -250,7 +282,10 @@ void columnar_txn_rollback(columnar_txn *txn) {
     if (txn->has_slot) cc_lock_reader_release(db->lock, txn->reader_slot);
     bool was_write = txn->is_write;
     txn_free(txn);
-    if (was_write) cc_lock_writer_release(db->lock);
+    if (was_write) {
+        cc_lock_writer_release(db->lock);
+        if (db->io->step) db->io->step(db->io->context, COLUMNAR_STEP_WRITER_RELEASED);
+    }
 }
 
 uint64_t columnar_txn_version(const columnar_txn *txn) { return txn->version; }
@@ -336,7 +371,8 @@ int cc_schema_make_private(columnar_txn *txn) {
 
 int cc_free_node(columnar_txn *txn, uint64_t ref) {
     cc_node node;
-    int rc = cc_node_read(txn, ref, 0, &node);
+    /* The size freed comes from the node's header: a damaged header would put live space on the free list. */
+    int rc = cc_node_read_verified(txn, ref, 0, &node);
     if (rc) return rc;
     return cc_rangevec_push(&txn->to_free, ref, cc_node_span(node.payload_bytes), 0);
 }

@@ -110,7 +110,7 @@ typedef struct verifier {
 static const char *role_name(uint8_t role) {
     static const char *names[] = { "invalid", "TOP", "META", "SCHEMA", "TABLES", "FREE_POS", "FREE_SIZE",
                                    "FREE_VERSION", "TABLE", "INDEXES", "INNER", "CLUSTER", "KEYS", "COLUMN",
-                                   "VALUES", "BLOB", "NULLS", "LIST_INNER", "DICT" };
+                                   "VALUES", "BLOB", "NULLS", "LIST_INNER", "DICT", "COMMIT_RECORD" };
     return role < CF_ROLE_COUNT_ ? names[role] : "invalid";
 }
 
@@ -1361,20 +1361,51 @@ static void check_free_list(verifier *v, const cc_node *top) {
  * free list. A later commit may have overwritten it (or be writing it now), so a slot that does not describe this
  * version or fails its checksum is not a finding. */
 static void check_slot(verifier *v) {
-    cf_header header;
-    memcpy(&header, v->base, sizeof header);
-    for (int s = 0; s < 2; s++) {
-        const cf_slot *slot = &header.slots[s];
-        if (slot->version != v->txn->version || slot->top_ref != v->txn->top_ref ||
-            cc_crc32c(0, slot, offsetof(cf_slot, checksum)) != slot->checksum)
+    uint64_t offset = cf_slot_offset(v->txn->version);
+    cf_slot slot;
+    memcpy(&slot, v->base + offset, sizeof slot);
+    if (slot.version != v->txn->version || slot.top_ref != v->txn->top_ref ||
+        cc_crc32c(0, &slot, offsetof(cf_slot, checksum)) != slot.checksum)
+        return;
+    if (slot.used_size != v->used_size)
+        report(v, offset, "header slot at %llu says version %llu uses %llu bytes, but the version in use has %llu",
+               (unsigned long long)offset, (unsigned long long)slot.version, (unsigned long long)slot.used_size,
+               (unsigned long long)v->used_size);
+    if (v->free_list_read && !v->nodes_lost && slot.free_bytes != v->free_list_bytes)
+        report(v, offset, "header slot at %llu says the free list holds %llu bytes, but it holds %llu",
+               (unsigned long long)offset, (unsigned long long)slot.free_bytes,
+               (unsigned long long)v->free_list_bytes);
+}
+
+/* The commit record (TOP child 6): entries of four fields, each a range inside the used file written by a version
+ * no later than this one. Ranges this version wrote must still match their CRC (ranges earlier versions wrote may
+ * since have been freed and reused, which is no finding). */
+static void check_record(verifier *v, const cc_node *top) {
+    cc_node record;
+    if (!visit_child(v, top, CF_TOP_COMMIT_RECORD, CF_ROLE_COMMIT_RECORD, &record)) return;
+    expect_detail(v, &record, 0, false);
+    if (!expect_encoding(v, &record, COLUMNAR_ENCODING_PACKED_INT)) return;
+    if (record.width != 64 || record.count % CF_RECORD_FIELDS) {
+        report(v, record.ref, "commit record at %llu has width %u and %u values (64 bits, a multiple of %u "
+               "expected)", (unsigned long long)record.ref, record.width, record.count, CF_RECORD_FIELDS);
+        return;
+    }
+    uint64_t version = v->txn->version;
+    for (uint32_t entry = 0; entry < record.count / CF_RECORD_FIELDS && !v->error; entry++) {
+        uint64_t pos = (uint64_t)cc_node_int_at(&record, entry * CF_RECORD_FIELDS + CF_RECORD_POS);
+        uint64_t size = (uint64_t)cc_node_int_at(&record, entry * CF_RECORD_FIELDS + CF_RECORD_SIZE);
+        uint64_t crc = (uint64_t)cc_node_int_at(&record, entry * CF_RECORD_FIELDS + CF_RECORD_CRC);
+        uint64_t written_by = (uint64_t)cc_node_int_at(&record, entry * CF_RECORD_FIELDS + CF_RECORD_VERSION);
+        if (pos < CF_HEADER_BYTES || (pos & 7) || size == 0 || (size & 7) || size > v->used_size ||
+            pos > v->used_size - size || written_by == 0 || written_by > version || crc > UINT32_MAX) {
+            report(v, record.ref, "commit record at %llu: entry %u (%llu bytes at %llu, version %llu) is invalid",
+                   (unsigned long long)record.ref, entry, (unsigned long long)size, (unsigned long long)pos,
+                   (unsigned long long)written_by);
             continue;
-        if (slot->used_size != v->used_size)
-            report(v, 32 + (uint64_t)s * sizeof *slot, "header slot %d says version %llu uses %llu bytes, but the "
-                   "version in use has %llu", s, (unsigned long long)slot->version,
-                   (unsigned long long)slot->used_size, (unsigned long long)v->used_size);
-        if (v->free_list_read && !v->nodes_lost && slot->free_bytes != v->free_list_bytes)
-            report(v, 32 + (uint64_t)s * sizeof *slot, "header slot %d says the free list holds %llu bytes, but it "
-                   "holds %llu", s, (unsigned long long)slot->free_bytes, (unsigned long long)v->free_list_bytes);
+        }
+        if (written_by == version && cc_crc32c(0, v->base + pos, (size_t)size) != (uint32_t)crc)
+            report(v, pos, "the %llu bytes at %llu that this version wrote no longer match the CRC its commit record "
+                   "holds", (unsigned long long)size, (unsigned long long)pos);
     }
 }
 
@@ -1493,6 +1524,8 @@ static void walk_top(verifier *v) {
         }
     }
     check_free_list(v, &top);
+    if (v->error) return;
+    check_record(v, &top);
     if (v->error) return;
 
     cc_node schema_node, tables;

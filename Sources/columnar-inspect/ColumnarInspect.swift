@@ -15,11 +15,15 @@ struct ColumnarInspect: ParsableCommand {
         abstract: "Explain, verify and picture a Columnar database file, without ever writing to it.",
         discussion: """
             columnar-inspect reads a Columnar file and its lock file and reports what they hold: the header and \
-            its two version slots, the versions readers pin, the schema, how each table and column is stored, \
-            single nodes, the map of the file's space, and an integrity walk. It opens the file read-only and \
-            never creates, locks or writes the lock file, so it is safe on a database another process is using \
-            (the inspected version is not pinned, so on a file being written a run may see a version partly \
-            reused; run it again).
+            its 15 commit slots (which versions are whole), the versions written, durable and pinned by readers, \
+            the schema, how each table and column is stored, single nodes, the map of the file's space, and an \
+            integrity walk. It opens the file read-only and never creates, locks or writes the lock file, so it is \
+            safe on a database another process is using (the inspected version is not pinned, so on a file being \
+            written a run may see a version partly reused; run it again).
+
+            Like the engine, it inspects the current version, the highest whole one. Damage to what the latest \
+            commits wrote reads like a commit cut short: the version before it is inspected, and the findings \
+            name the slot that is not whole and why. --slot selects another version.
 
             On a damaged file every subcommand decodes as much as it can and lists what is wrong with the file \
             offset where it was found.
@@ -28,7 +32,7 @@ struct ColumnarInspect: ParsableCommand {
               0  the subcommand did its work and found nothing wrong
               1  damage was found (each finding names its file offset); what could be decoded was shown
               2  the file cannot be read at all: missing, unreadable, not a Columnar file, another format \
-            version, or no usable header slot
+            version, or no whole version
               64 the command line was wrong
 
             Every subcommand takes --json for one machine-readable JSON document on standard output. \

@@ -112,7 +112,7 @@ final class DamagedFileTests: XCTestCase {
     /// COLUMNAR_MAX_VALUE_BYTES (a macro with arithmetic, which Swift does not import).
     private static let maxValueBytes = 16 * 1024 * 1024
 
-    private static let knownCodes: ClosedRange<Int32> = COLUMNAR_ELOCKFILE...COLUMNAR_ECORRUPT
+    private static let knownCodes: ClosedRange<Int32> = COLUMNAR_ESTORAGE...COLUMNAR_ECORRUPT
 
     /// Records a non-zero code; returns whether the call succeeded.
     @inline(__always)
@@ -314,10 +314,12 @@ final class DamagedFileTests: XCTestCase {
     private static func refCandidates(_ base: Data) -> [(offset: Int, value: UInt64)] {
         var candidates: [(Int, UInt64)] = []
         base.withUnsafeBytes { bytes in
-            var offset = 4096
+            var offset = FileHeader.headerBytes
             while offset + 8 <= bytes.count {
                 let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                if word % 8 == 0 && word >= 4096 && word < UInt64(bytes.count) { candidates.append((offset, word)) }
+                if word % 8 == 0 && word >= UInt64(FileHeader.headerBytes) && word < UInt64(bytes.count) {
+                    candidates.append((offset, word))
+                }
                 offset += 8
             }
         }
@@ -337,9 +339,12 @@ final class DamagedFileTests: XCTestCase {
         case .byteFlips:
             var patches: [(Int, [UInt8])] = []
             for _ in 0..<Int.random(in: 1...16, using: &generator) {
-                // One flip in five lands in the header's first 128 bytes (magic, version, selector, slots).
-                let offset = Int.random(in: 0..<5, using: &generator) == 0
-                    ? Int.random(in: 0..<min(128, size), using: &generator) : Int.random(in: 0..<size, using: &generator)
+                // One flip in five lands in the header, in a field of a sector (the identity, a slot) or its CRC.
+                let sector = 512 * Int.random(in: 0...Int(COLUMNAR_HEADER_SLOTS), using: &generator)
+                let field = Bool.random(using: &generator) ? Int.random(in: 0..<64, using: &generator)
+                                                           : Int.random(in: 508..<512, using: &generator)
+                let offset = Int.random(in: 0..<5, using: &generator) == 0 && sector + field < size
+                    ? sector + field : Int.random(in: 0..<size, using: &generator)
                 let mask = UInt8.random(in: 1...255, using: &generator)
                 patches.append((offset, [base[base.startIndex + offset] ^ mask]))
             }

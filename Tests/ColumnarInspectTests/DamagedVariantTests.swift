@@ -2,7 +2,8 @@
 // random bytes flipped, refs overwritten with wrong values) the tool never crashes: `verify` exits 1 or 2 with
 // findings, or 0 only when every changed byte lies where no reader looks (free space, or past the used size).
 // Every variant also goes through the whole inspection API in process (walk, free list, usage, schema, node
-// decoding at random offsets, both header slots), and every 40th through every subcommand of the tool.
+// decoding at random offsets, every header slot), and every 40th through every subcommand of the tool. A free
+// list whose sizes overflow when summed is checked on its own.
 
 import CColumnar
 import ColumnarTestSupport
@@ -44,7 +45,9 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
         let size = base.count
         switch index % 3 {
         case 0:
-            let length = Bool.random(using: &generator) ? Int.random(in: 0..<8192, using: &generator)
+            // Half of the truncations cut the header or the first nodes after it.
+            let length = Bool.random(using: &generator)
+                ? Int.random(in: 0..<2 * Int(FileSurgery.headerBytes), using: &generator)
                 : Int.random(in: 0..<size, using: &generator)
             bytes = base.prefix(length)
             let used = invisible.last!.lowerBound
@@ -53,8 +56,10 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
         case 1:
             var offsets: [Int] = []
             for _ in 0..<Int.random(in: 1...16, using: &generator) {
-                let offset = Int.random(in: 0..<5, using: &generator) == 0 ? Int.random(in: 0..<128, using: &generator)
-                    : Int.random(in: 0..<size, using: &generator)
+                // One flip in five lands in the header: the identity sector or a slot, written or empty.
+                let header = Int(FileSurgery.headerBytes)
+                let offset = Int.random(in: 0..<5, using: &generator) == 0
+                    ? Int.random(in: 0..<min(header, size), using: &generator) : Int.random(in: 0..<size, using: &generator)
                 bytes[offset] = base[offset] ^ UInt8.random(in: 1...255, using: &generator)
                 offsets.append(offset)
             }
@@ -90,11 +95,12 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
     /// Aligned words past the header that hold a plausible ref (aligned, inside the file).
     private func refCandidates(_ base: Data) -> [(offset: Int, value: UInt64)] {
         var candidates: [(Int, UInt64)] = []
+        let header = Int(FileSurgery.headerBytes)
         base.withUnsafeBytes { raw in
-            var offset = 4096
+            var offset = header
             while offset + 8 <= raw.count {
                 let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                if word % 8 == 0 && word >= 4096 && word < UInt64(raw.count) { candidates.append((offset, word)) }
+                if word % 8 == 0 && word >= UInt64(header) && word < UInt64(raw.count) { candidates.append((offset, word)) }
                 offset += 8
             }
         }
@@ -111,7 +117,7 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
         let sink = Sink()
         let context = Unmanaged.passUnretained(sink).toOpaque()
         var walked = 0
-        for slot in [-1, 0, 1] {
+        for slot in [-1] + Array(0..<Int(COLUMNAR_HEADER_SLOTS)) {
             if slot >= 0 && columnar_inspector_select_slot(inspector, Int32(slot)) != COLUMNAR_OK { continue }
             var version = columnar_inspect_version()
             _ = columnar_inspect_version_get(inspector, &version)
@@ -151,6 +157,29 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
             _ = columnar_inspect_bytes(inspector, ref, 16, &bytes)
         }
         return walked
+    }
+
+    func testFreeListSizesWhoseSumOverflowsDoNotCrashTheTool() throws {
+        let (path, directory) = try copy()
+        defer { directory.cleanup() }
+        let structure = try FileStructure.read(path)
+        let sizes = try XCTUnwrap(structure.nodes.first { $0.role == FileSurgery.roleFreeSize })
+        XCTAssertGreaterThan(sizes.count, 1)
+        // Two entries of nearly 2^63 bytes each: positive, aligned, and their sum does not fit in 64 bits.
+        for index in 0..<2 {
+            try FileSurgery.packedSet(path, ref: sizes.ref, width: 64, index: UInt64(index), 0x7FFF_FFFF_FFFF_FF00)
+        }
+        try FileSurgery.fixChecksum(path, ref: sizes.ref)
+        let slot = "\(structure.version.slot)"
+        let svg = directory.file("space.svg")
+        for arguments in [["info"], ["info", "--json"], ["space", "--svg", svg], ["space", "--json"], ["tables"],
+                          ["verify"]] {
+            let result = try inspect(arguments + ["--slot", slot, path])
+            XCTAssertEqual(result.status, 1, result.description)
+        }
+        let verify = try inspect("verify", "--json", "--slot", slot, path)
+        XCTAssertTrue(verify.object().objects("findings").contains { ($0.string("what") ?? "").contains("free-list") },
+                      verify.description)
     }
 
     func testDamagedVariantsNeverCrashTheTool() throws {
@@ -218,9 +247,11 @@ final class DamagedVariantTests: SampleDatabaseTestCase {
             // Every subcommand, on a few variants.
             started = Date()
             for (variant, path) in zip(variants, paths) where variant.index % DamagedVariantTests.everySubcommandEvery == 0 {
+                let ref = UInt64.random(in: FileSurgery.headerBytes..<max(UInt64(base.count), FileSurgery.headerBytes + 1),
+                                        using: &generator) & ~7
+                let slot = Int.random(in: 0..<Int(COLUMNAR_HEADER_SLOTS), using: &generator)
                 for arguments in [["header"], ["info"], ["schema"], ["tables"], ["space", "--json"], ["dump", "all"],
-                                  ["node", String(UInt64.random(in: 4096..<UInt64(max(base.count, 4097)),
-                                                                using: &generator) & ~7)]] {
+                                  ["node", "\(ref)"], ["tables", "--slot", "\(slot)"]] {
                     let run = try InspectTool.run([arguments[0], path] + arguments.dropFirst())
                     if run.crashed {
                         crashes.append("variant \(variant.index) (\(variant.description)): \(run.description)")

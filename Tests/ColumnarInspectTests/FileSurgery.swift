@@ -1,6 +1,11 @@
 // FileSurgery.swift — reading a database file's structure in process (through the engine's inspection API) and
 // changing single bytes, values and checksums in it, for the tests that damage files on purpose.
 //
+// Where damage lands decides what it looks like. Recovery checks the ranges the current version's commit record
+// lists (what the commits since the last durable version wrote): damage there makes that version not whole, and
+// the engine and the tool open the version before it, as after a crash. Damage anywhere else is found by the
+// integrity walk. FileStructure.isRecorded tells the two apart.
+//
 // The damage is made realistic where a test wants a logical fault rather than a checksum failure: after changing
 // a node's payload the node's CRC-32C is recomputed (columnar_inspect_node_decode computes it), so that only the
 // logical check the test is about can find the fault.
@@ -33,6 +38,15 @@ struct LiveNode {
     var end: UInt64 { ref + sizeBytes }
 }
 
+/// One range a commit record lists: `sizeBytes` at `pos`, written by the commit of `version`.
+struct RecordedRange {
+    let pos: UInt64
+    let sizeBytes: UInt64
+    let version: UInt64
+
+    func contains(_ node: LiveNode) -> Bool { node.ref < pos + sizeBytes && node.end > pos }
+}
+
 /// The structure of a file as the inspector sees it.
 struct FileStructure {
     let nodes: [LiveNode]
@@ -40,13 +54,32 @@ struct FileStructure {
     let damage: [(ref: UInt64, what: String)]
     let version: columnar_inspect_version
     let header: columnar_header_info
+    /// The ranges the inspected version's commit record lists: what recovery checks before it opens the version.
+    let record: [RecordedRange]
 
-    /// Reads the current version of the file at `path`.
-    static func read(_ path: String) throws -> FileStructure {
+    /// The header's commit slots, in slot order.
+    var slots: [columnar_slot_info] {
+        var header = self.header
+        return withUnsafeBytes(of: &header.slots) { Array($0.bindMemory(to: columnar_slot_info.self)) }
+    }
+
+    /// Whether a commit the inspected version's record lists wrote any byte of `node` (damage there makes the
+    /// version not whole, so the engine and the tool fall back to the version before it).
+    func isRecorded(_ node: LiveNode) -> Bool {
+        node.role == FileStructure.roleTop || node.role == FileStructure.roleCommitRecord
+            || record.contains { $0.contains(node) }
+    }
+
+    static let roleTop: UInt8 = 1
+    static let roleCommitRecord: UInt8 = 19
+
+    /// Reads the current version of the file at `path`, or the version of header slot `slot`.
+    static func read(_ path: String, slot: Int? = nil) throws -> FileStructure {
         var opened: OpaquePointer?
         try check(columnar_inspector_open(path, &opened), "columnar_inspector_open \(path)")
         let inspector = opened!
         defer { columnar_inspector_close(inspector) }
+        if let slot { try check(columnar_inspector_select_slot(inspector, Int32(slot)), "select slot \(slot)") }
         final class Collector {
             var nodes: [LiveNode] = []
             var damage: [(UInt64, String)] = []
@@ -73,8 +106,18 @@ struct FileStructure {
         }, context)
         var version = columnar_inspect_version()
         _ = columnar_inspect_version_get(inspector, &version)
+        var record: [RecordedRange] = []
+        if let node = collector.nodes.first(where: { $0.role == roleCommitRecord && $0.parentRef == version.top_ref }) {
+            var detail = columnar_inspect_node_detail()
+            try check(columnar_inspect_node_decode(inspector, node.ref, &detail), "decode the commit record")
+            var array = detail.array
+            let field = { (index: UInt64) in UInt64(bitPattern: columnar_array_get_int(&array, index)) }
+            record = stride(from: 0, to: array.count, by: 4).map {
+                RecordedRange(pos: field($0), sizeBytes: field($0 + 1), version: field($0 + 3))
+            }
+        }
         return FileStructure(nodes: collector.nodes, freeList: collector.free, damage: collector.damage,
-                             version: version, header: columnar_inspector_header(inspector).pointee)
+                             version: version, header: columnar_inspector_header(inspector).pointee, record: record)
     }
 
     func node(at ref: UInt64) -> LiveNode? { nodes.first { $0.ref == ref } }
@@ -94,6 +137,14 @@ enum FileSurgery {
     static let roleBlob: UInt8 = 15
     static let roleFreePos: UInt8 = 5
     static let roleFreeSize: UInt8 = 6
+
+    /// The header (format.h): an identity sector and 15 commit slots, one 512-byte sector each.
+    static let headerBytes: UInt64 = 8192
+
+    /// The file offset of header slot `slot` (0 ... 14): sector 1 + slot.
+    static func slotOffset(_ slot: Int) -> UInt64 { 512 * UInt64(1 + slot) }
+    /// The header slot that holds `version`.
+    static func slot(of version: UInt64) -> Int { Int(version % UInt64(COLUMNAR_HEADER_SLOTS)) }
 
     static func read(_ path: String, at offset: UInt64, count: Int) throws -> [UInt8] {
         let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))

@@ -37,8 +37,13 @@ final class HelpTests: XCTestCase {
         let header = try InspectTool.run(["header", "--json", "/nonexistent/file.columnar"])
         XCTAssertEqual(header.status, 2, header.description)
         XCTAssertEqual(header.object().string("status"), "unreadable")
-        let usage = try InspectTool.run(["info", "--slot", "7", "/nonexistent/file.columnar"])
+        // The header has slots 0 ... 14: --slot 15 is a usage error, --slot 14 is valid (the file is missing).
+        let usage = try InspectTool.run(["info", "--slot", "15", "/nonexistent/file.columnar"])
         XCTAssertEqual(usage.status, 64, usage.description)
+        XCTAssertTrue(usage.stderr.contains("--slot must be 0 ... 14"), usage.description)
+        XCTAssertEqual(try InspectTool.run(["info", "--slot", "-1", "/nonexistent/file.columnar"]).status, 64)
+        let lastSlot = try InspectTool.run(["info", "--slot", "14", "/nonexistent/file.columnar"])
+        XCTAssertEqual(lastSlot.status, 2, lastSlot.description)
         let notDatabase = FileManager.default.temporaryDirectory.appendingPathComponent("not-\(UUID().uuidString)").path
         try String(repeating: "not a database\n", count: 400).write(toFile: notDatabase, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: notDatabase) }

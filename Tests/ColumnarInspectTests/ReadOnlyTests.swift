@@ -10,16 +10,18 @@ final class ReadOnlyTests: SampleDatabaseTestCase {
     private func everyInvocation(_ path: String, outputDirectory: TemporaryDirectory) throws -> [[String]] {
         let structure = try FileStructure.read(path)
         let cluster = try XCTUnwrap(structure.nodes.first { $0.role == FileSurgery.roleCluster })
+        // The slot of the version before the current one: an older version, whole and selectable.
+        let older = "\(FileSurgery.slot(of: structure.version.version - 1))"
         var invocations: [[String]] = []
         for json in [[], ["--json"]] {
             invocations += [
-                ["header"], ["info"], ["info", "--slot", "0"], ["schema"], ["tables"], ["verify"],
+                ["header"], ["info"], ["info", "--slot", older], ["schema"], ["tables"], ["verify"],
                 ["space", "--svg", outputDirectory.file("space.svg")], ["node", "\(cluster.ref)"],
                 ["node", "\(structure.version.top_ref)"], ["dump", "all"], ["dump", "notes", "--limit", "5"],
             ].map { [$0[0]] + json + [path] + $0.dropFirst() }
         }
         invocations += [["dump", "--format", "csv", path, "all"], ["dump", "--format", "table", path, "target"],
-                        ["--help"], ["verify", "--slot", "0", path]]
+                        ["--help"], ["verify", "--slot", older, path], ["node", "--slot", older, path, "\(cluster.ref)"]]
         return invocations
     }
 

@@ -1,7 +1,14 @@
 // SampleDatabase.swift — the database the inspection tests look at: every property type (AllTypesFixture's table
 // "all" and its link target "target"), a table "notes" with an indexed primary key, an indexed nullable string
-// and a list of links, several commits with changes and deletions so that the free list has entries and both
+// and a list of links, several commits with changes and deletions so that the free list has entries and several
 // header slots are written, and a removed column. Small clusters give the tables inner nodes.
+//
+// The commits are written with durability UNSAFE, then made durable with one sync, and one last small commit
+// (the text of the last note) follows. Recovery checks every range a version's commit record lists, and the last
+// commit's record lists only what it wrote itself: the notes' last cluster, the text column and index nodes it
+// changed, and the file structure (table list, free list). The tests that damage a node elsewhere therefore see
+// the damage found by the integrity walk of the latest version, as damage to an older node would be in use;
+// the tests that damage a node of the last commit select its slot (--slot) to walk it.
 
 import CColumnar
 import ColumnarTestSupport
@@ -11,6 +18,8 @@ struct SampleDatabase {
     static let clusterSize: UInt32 = 32
     static let rowCount = 200
     static let noteCount = 120
+    /// The text the last commit gives the last note.
+    static let lastEdit = "edited last"
 
     let path: String
     let fixture: AllTypesFixture
@@ -54,6 +63,12 @@ struct SampleDatabase {
                 deleted.insert(key)
             }
             try txn.removeColumn(notes, try txn.findColumn(notes, "scratch"))
+        }
+        try db.sync()
+        try db.write { txn in
+            let text = try txn.findColumn(notes, "text")
+            guard let last = try txn.keys(notes).last else { throw TestFailure("the notes table is empty") }
+            try txn.set(notes, last, text, .string(lastEdit))
         }
         try db.read { try XCTAssertVerifiesOrThrow($0) }
         return SampleDatabase(path: path, fixture: fixture, notes: notes, deletedKeys: deleted)

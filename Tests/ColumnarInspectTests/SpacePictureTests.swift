@@ -71,7 +71,8 @@ final class SpacePictureTests: SampleDatabaseTestCase {
         XCTAssertEqual(Double(plot["#f4f4f4", default: 0]) / plotPixels, preallocatedShare, accuracy: 0.03)
         let freeShare = Double(try XCTUnwrap(json.uint("freeBytes"))) / fileBytes
         XCTAssertEqual(Double(freePixels) / plotPixels, freeShare, accuracy: 0.03)
-        XCTAssertEqual(Double(plot["#3b3b3b", default: 0]) / plotPixels, 4096 / fileBytes, accuracy: 0.01)
+        XCTAssertEqual(json.uint("headerBytes"), 8192)
+        XCTAssertEqual(Double(plot["#3b3b3b", default: 0]) / plotPixels, 8192 / fileBytes, accuracy: 0.01)
     }
 
     func testUnaccountedSpaceIsDrawnRed() throws {
@@ -86,12 +87,20 @@ final class SpacePictureTests: SampleDatabaseTestCase {
         XCTAssertGreaterThan(size, 64)
         try FileSurgery.packedSet(path, ref: sizes.ref, width: 64, index: UInt64(largest), Int64(size - 64))
         try FileSurgery.fixChecksum(path, ref: sizes.ref)
+        // The latest commit wrote the free list (its record lists it), so that version is no longer whole and the
+        // current version is the one before; the damaged version is drawn when its slot is selected.
+        XCTAssertTrue(structure.isRecorded(sizes))
+        let slot = "\(structure.version.slot)"
+        let fallback = try inspect("space", "--json", path)
+        XCTAssertEqual(fallback.object().uint("version"), structure.version.version - 1, fallback.description)
+        XCTAssertEqual(fallback.status, 1, "the slot that is not whole is a finding")
         let svg = directory.file("leak.svg")
-        let result = try inspect("space", "--json", "--svg", svg, path)
+        let result = try inspect("space", "--json", "--slot", slot, "--svg", svg, path)
+        XCTAssertEqual(result.object().uint("version"), structure.version.version)
         XCTAssertEqual(result.object().uint("unaccountedBytes"), 64)
         let picture = try String(contentsOfFile: svg, encoding: .utf8)
         XCTAssertTrue(picture.contains("unaccounted (neither live nor free): 64 bytes"))
-        let verify = try inspect("verify", path)
+        let verify = try inspect("verify", "--slot", slot, path)
         XCTAssertEqual(verify.status, 1)
         XCTAssertTrue(verify.stdout.contains("leaked"), verify.stdout)
     }

@@ -13,7 +13,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         return try db.read { try body(db, $0) }
     }
 
-    func testHeaderShowsBothSlotsAndTheCurrentVersionAsTheLibrarySeesIt() throws {
+    func testHeaderShowsTheIdentityEverySlotAndTheCurrentVersionAsTheLibrarySeesIt() throws {
         let sample = try self.sample
         let stats = try withLibrary { db, _ in try db.stats() }
         let result = try inspect("header", "--json", sample.path)
@@ -22,26 +22,54 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertEqual(json.uint("fileSizeBytes"), stats.file_size_bytes)
         XCTAssertEqual(json.string("magic"), "CLMNRDB1")
         XCTAssertEqual(json.bool("magicValid"), true)
-        XCTAssertEqual(json.int("formatVersion"), 1)
-        XCTAssertEqual(json.int("headerBytes"), 4096)
+        XCTAssertEqual(json.int("formatVersion"), 2)
+        XCTAssertEqual(json.int("headerBytes"), 8192)
+        XCTAssertEqual(json.int("sectorBytes"), 512)
+        XCTAssertEqual(json.int("slotCount"), 15)
+        XCTAssertEqual(json.bool("identityChecksumValid"), true)
+        XCTAssertEqual(json.string("fileId")?.count, 32, "16 random bytes in hex")
         let slots = json.objects("slots")
-        XCTAssertEqual(slots.count, 2)
+        XCTAssertEqual(slots.map { $0.int("slot") }, (0..<15).map { Int64($0) })
+        XCTAssertEqual(slots.map { $0.uint("offset") }, (0..<15).map { FileSurgery.slotOffset($0) })
         let current = try XCTUnwrap(json.int("currentSlot"))
+        XCTAssertEqual(Int(current), FileSurgery.slot(of: stats.version), "version v lives in slot v % 15")
+        XCTAssertEqual(json.uint("currentVersion"), stats.version)
         let slot = slots[Int(current)]
         XCTAssertEqual(slot.uint("version"), stats.version)
-        XCTAssertEqual(Int64(stats.version % 2), current, "a commit writes slot version % 2")
         XCTAssertEqual(slot.uint("usedSizeBytes"), stats.used_size_bytes)
         XCTAssertEqual(slot.uint("freeBytes"), stats.free_bytes)
         XCTAssertEqual(slot.bool("checksumValid"), true)
+        XCTAssertEqual(slot.bool("whole"), true)
         XCTAssertEqual(slot.bool("current"), true)
-        XCTAssertEqual(slots[1 - Int(current)].uint("version"), stats.version - 1, "the other slot: the version before")
-        XCTAssertEqual(slots[1 - Int(current)].bool("usable"), true)
+        XCTAssertNil(slot["problem"] as? String, "a whole slot has no problem")
+        // The last commit came after a sync of the one before: that is its base, and its record reaches no further.
+        XCTAssertEqual(slot.uint("baseVersion"), stats.version - 1)
+        // Every version so far has its slot, all whole (nothing was reused that they list); the rest are empty.
+        for version in 1...stats.version {
+            let older = slots[FileSurgery.slot(of: version)]
+            XCTAssertEqual(older.uint("version"), version)
+            XCTAssertEqual(older.bool("whole"), true, "\(older)")
+            XCTAssertEqual(older.bool("current"), version == stats.version)
+        }
+        XCTAssertEqual(slots.filter { $0.bool("empty") == true }.count, 15 - Int(stats.version))
+        XCTAssertTrue(slots.filter { $0.bool("empty") == true }.allSatisfy { $0.bool("usable") == false })
         XCTAssertEqual(json.objects("findings").count, 0)
 
         let text = try inspect("header", sample.path)
         XCTAssertEqual(text.status, 0)
         XCTAssertTrue(text.stdout.contains("CLMNRDB1 (valid)"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("Current slot    \(current) (version \(stats.version))"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Format version  2\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Current         version \(stats.version) (slot \(current))"), text.stdout)
+        // One row per slot: its number, then its sector's offset.
+        let rows = text.stdout.split(separator: "\n").filter { line in
+            let words = line.split(separator: " ")
+            guard words.count > 2, let slot = Int(words[0]), let offset = UInt64(words[1]) else { return false }
+            return offset == FileSurgery.slotOffset(slot)
+        }
+        XCTAssertEqual(rows.count, 15, "one row per slot:\n\(text.stdout)")
+        XCTAssertEqual(rows.filter { $0.hasSuffix("empty") }.count, 15 - Int(stats.version), text.stdout)
+        XCTAssertTrue(text.stdout.contains("whole, current"), text.stdout)
+        XCTAssertFalse(text.stdout.contains("Why not whole"), text.stdout)
     }
 
     func testInfoShowsThePinnedVersionsReadersSpaceTablesAndObjects() throws {
@@ -72,7 +100,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertEqual(json.uint("freeBytes"), stats.free_bytes)
         XCTAssertEqual(json.uint("fileSizeBytes"), stats.file_size_bytes)
         XCTAssertEqual(json.uint("unaccountedBytes"), 0)
-        XCTAssertEqual((json.uint("liveBytes") ?? 0) + (json.uint("freeBytes") ?? 0) + 4096, stats.used_size_bytes,
+        XCTAssertEqual((json.uint("liveBytes") ?? 0) + (json.uint("freeBytes") ?? 0) + 8192, stats.used_size_bytes,
                        "header, live nodes and free list make up the used size")
         XCTAssertEqual(json.uint("preallocatedBytes"), stats.file_size_bytes - stats.used_size_bytes)
         XCTAssertEqual(json.int("tableCount"), 3)
@@ -82,15 +110,51 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertEqual(lock.bool("exists"), true)
         XCTAssertEqual(lock.bool("valid"), true)
         XCTAssertEqual(lock.uint("publishedVersion"), stats.version)
+        // With durability UNSAFE the new version is written but not durable: the opener made the sample's version
+        // durable when it recovered the file, and nothing has synced since.
+        XCTAssertEqual(lock.uint("writtenVersion"), stats.version)
+        XCTAssertEqual(lock.uint("durableVersion"), stats.durable_version)
+        XCTAssertEqual(stats.durable_version, pinned)
+        XCTAssertNil(lock["pendingRepair"] as? String)
+        XCTAssertEqual(lock.bool("storageFailed"), false)
         let readers = lock.objects("readers")
-        XCTAssertTrue(readers.contains { $0.int("pid") == Int64(getpid()) && $0.uint("version") == pinned
-                                         && $0.bool("processAlive") == true }, "\(readers)")
+        XCTAssertEqual(readers.count, 1, "\(readers)")
+        XCTAssertTrue(readers.contains { $0.uint("version") == pinned && $0.bool("handleAlive") == true
+                                         && $0.uint("handleSlot") != nil }, "\(readers)")
         XCTAssertEqual((json["liveVersions"] as? [NSNumber])?.map(\.uint64Value), [pinned, pinned + 1])
         XCTAssertEqual(stats.live_versions, 2)
+        // Reusable now: freed by a version up to the oldest pinned one and up to the durable version's base.
+        let structure = try FileStructure.read(path)
+        let durableBase = try XCTUnwrap(structure.slots.first { $0.version == stats.durable_version }).base_version
+        let bound = min(pinned, durableBase)
+        XCTAssertEqual(json.uint("reuseBoundVersion"), bound)
+        XCTAssertEqual(json.uint("freeReusableBytes"),
+                       structure.freeList.filter { $0.version <= bound }.reduce(0) { $0 + $1.size_bytes })
+        XCTAssertEqual((json.uint("freeReusableBytes") ?? 0) + (json.uint("freeWaitingBytes") ?? 0), stats.free_bytes)
+        // What the new version freed stays while the reader of the version before may still see it.
+        let freedByNewVersion = structure.freeList.filter { $0.version > pinned }.reduce(0) { $0 + $1.size_bytes }
+        XCTAssertGreaterThan(freedByNewVersion, 0)
+        XCTAssertEqual(json.uint("freeKeptForReadersBytes"), freedByNewVersion)
+        XCTAssertEqual((json.uint("freeKeptForReadersBytes") ?? 0) + (json.uint("freeKeptForRecoveryBytes") ?? 0),
+                       json.uint("freeWaitingBytes"))
 
         let text = try inspect("info", path)
         XCTAssertTrue(text.stdout.contains("Live versions  \(pinned), \(pinned + 1)"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("\(getpid())"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  written      version \(stats.version)\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  durable      version \(pinned) (the versions after it are written but "
+                                           + "not yet synced)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("\(pinned)  open"), "the reader's row: its version, its handle open\n"
+                      + text.stdout)
+        let groupedBytes = freedByNewVersion.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))
+        XCTAssertTrue(text.stdout.contains("\(groupedBytes) bytes while a reader pins version \(pinned)"), text.stdout)
+
+        // After a sync the lock file says the new version is durable too.
+        try db.sync()
+        let synced = try inspect("info", "--json", path).object()
+        XCTAssertEqual(synced.object("lockFile")?.uint("durableVersion"), stats.version)
+        XCTAssertEqual(synced.object("lockFile")?.uint("writtenVersion"), stats.version)
+        let afterSync = try inspect("info", path)
+        XCTAssertTrue(afterSync.stdout.contains("  durable      version \(stats.version)\n"), afterSync.stdout)
     }
 
     func testSchemaListsEveryPropertyAsTheSchemaWroteIt() throws {
@@ -183,7 +247,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
             XCTAssertEqual(parts, table.uint("sizeBytes"), "a table's bytes are its parts' bytes")
         }
         XCTAssertEqual(total, json.uint("liveBytes"))
-        XCTAssertEqual(total + stats.free_bytes + 4096, stats.used_size_bytes,
+        XCTAssertEqual(total + stats.free_bytes + 8192, stats.used_size_bytes,
                        "every byte of the used size is the header, a live node or free")
 
         func encodings(_ table: String, _ column: String, part: String = "storage") -> [(String, String, Int64)] {
@@ -191,6 +255,11 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
             let found = columns.first { $0.string("name") == column }?.object(part)?.objects("encodings") ?? []
             return found.map { ($0.string("role") ?? "", $0.string("encoding") ?? "", $0.int("width") ?? -1) }
         }
+        let fileEncodings = (json.object("fileStructure")?.objects("encodings") ?? []).map {
+            ($0.string("role") ?? "", $0.string("encoding") ?? "", $0.int("width") ?? -1)
+        }
+        XCTAssertTrue(fileEncodings.contains { $0 == ("COMMIT_RECORD", "packed int", 64) }, "\(fileEncodings)")
+        XCTAssertFalse(result.stdout.contains("\"invalid\""), "every role of a sound file has its name")
         XCTAssertTrue(encodings("all", "bool").contains { $0 == ("VALUES", "packed int", 1) }, "bools are 1 bit")
         XCTAssertTrue(encodings("all", "uuid").contains { $0 == ("VALUES", "fixed", 16) })
         XCTAssertTrue(encodings("all", "objectid").contains { $0 == ("VALUES", "fixed", 12) })
@@ -382,7 +451,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
             bytesByKind[region.string("kind") ?? "", default: 0] += region.uint("sizeBytes") ?? 0
         }
         XCTAssertEqual(at, stats.file_size_bytes, "the regions cover the file")
-        XCTAssertEqual(bytesByKind["header"], 4096)
+        XCTAssertEqual(bytesByKind["header"], 8192)
         XCTAssertEqual(bytesByKind["free"], stats.free_bytes)
         XCTAssertEqual(bytesByKind["node"], structure.nodes.reduce(0) { $0 + $1.sizeBytes })
         XCTAssertEqual(bytesByKind["unaccounted"], nil)
@@ -403,9 +472,11 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertEqual(result.status, 0, result.description)
         XCTAssertEqual(result.object().string("status"), "sound")
         XCTAssertEqual(result.object().objects("findings").count, 0)
+        let version = try withLibrary { db, _ in try db.stats() }.version
+        XCTAssertEqual(result.object().uint("version"), version)
         let text = try inspect("verify", sample.path)
-        XCTAssertTrue(text.stdout.hasSuffix(": sound, version \(try withLibrary { db, _ in try db.stats() }.version) "
-                                            + "(header slot 1)\n") || text.stdout.contains("sound, version"), text.stdout)
+        XCTAssertTrue(text.stdout.hasSuffix(": sound, version \(version) (header slot \(FileSurgery.slot(of: version)))\n"),
+                      text.stdout)
     }
 
     func testEverySubcommandsJSONParses() throws {
@@ -414,7 +485,8 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("inspect-\(UUID().uuidString).svg").path
         defer { try? FileManager.default.removeItem(atPath: svg) }
         for arguments in [["header"], ["info"], ["schema"], ["tables"], ["space", "--svg", svg], ["verify"],
-                          ["node", "\(structure.version.top_ref)"], ["dump", "notes"], ["info", "--slot", "0"]] {
+                          ["node", "\(structure.version.top_ref)"], ["dump", "notes"],
+                          ["info", "--slot", "\(FileSurgery.slot(of: structure.version.version - 1))"]] {
             let result = try inspect([arguments[0], "--json", sample.path] + arguments.dropFirst())
             XCTAssertEqual(result.status, 0, result.description)
             XCTAssertNotNil(result.json(), result.description)

@@ -125,6 +125,9 @@ public final class TestDatabase: @unchecked Sendable {
                          clusterSize: clusterSize, io: io)
     }
 
+    /// columnar_db_sync: every commit so far made durable.
+    public func sync() throws { try check(columnar_db_sync(handle), "columnar_db_sync") }
+
     /// The columnar_db pointer. Calling it after `close()` is a test bug.
     public var handle: OpaquePointer {
         guard let db else { preconditionFailure("TestDatabase used after close()") }

@@ -1,13 +1,25 @@
 // ColumnarTestWorker — a child process for crash and multi-process tests.
 //
-//   ColumnarTestWorker commit-loop PATH
+//   ColumnarTestWorker commit-loop PATH [OPTIONS]
 //       Commits forever. Each write transaction inserts an object n = last + 1 into table "log" (INT column "n")
 //       and sets meta.last = last + 1 (table "meta", INT column "last", one object); after the commit returns,
 //       the committed number is written to standard output. Every printed number is therefore durable (the
-//       database is opened with COLUMNAR_DURABILITY_FULL). Meant to be killed with SIGKILL.
+//       database is opened with COLUMNAR_DURABILITY_FULL). Meant to be killed with SIGKILL, by the test or by
+//       itself. OPTIONS: --fault SEED (write through columnar_faultio, the page-cache model, with that seed),
+//       --kill-step STEP N (with --fault: die at the N-th time the engine reaches columnar_step STEP),
+//       --kill-writes N (with --fault: die inside the write after N more), --count N (stop after N commits and
+//       exit 0), --unsafe (COLUMNAR_DURABILITY_UNSAFE: a printed number survives the process, not a power cut).
+//
+//   ColumnarTestWorker hold-reader PATH
+//       Opens PATH, begins a read transaction, sums column "n" of table "log" and prints "pinned VERSION SUM";
+//       then waits for a line on standard input, sums again inside the same transaction, runs columnar_verify on
+//       it and prints "intact SUM" (or the error). Shows whether a snapshot survives other writers.
 //
 //   ColumnarTestWorker realm-write PATH
 //       Opens a Realm at PATH through the object API and adds a Person with three Dogs (RealmWrite.swift).
+//
+//   ColumnarTestWorker powercut-campaign ... | campaign-writer ...
+//       The power-cut campaign and its writers (PowerCutCampaign.swift).
 //
 //   ColumnarTestWorker increment PATH COUNT
 //       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
@@ -61,11 +73,12 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
-/// Opens (creating if needed) with full durability: a commit that returned is on stable storage.
-func openDatabase(_ path: String) throws -> OpaquePointer {
+/// Opens (creating if needed) with full durability (unless `unsafe`): a commit that returned is on stable storage.
+func openDatabase(_ path: String, io: UnsafePointer<columnar_io>? = nil, unsafe: Bool = false) throws -> OpaquePointer {
     var options = columnar_open_options()
     options.flags = COLUMNAR_OPEN_CREATE.rawValue
-    options.durability = COLUMNAR_DURABILITY_FULL
+    options.durability = unsafe ? COLUMNAR_DURABILITY_UNSAFE : COLUMNAR_DURABILITY_FULL
+    options.io = io
     var db: OpaquePointer?
     try check(columnar_open(path, &options, &db), "columnar_open")
     return db!
@@ -163,13 +176,50 @@ func ensureSingleton(_ txn: OpaquePointer, _ name: String, column: String)
     return (table, columnID, key)
 }
 
-func commitLoop(path: String) throws -> Never {
-    let db = try openDatabase(path)
+/// What commit-loop's options ask for.
+struct CommitLoopOptions {
+    var faultSeed: UInt64?
+    var killStep: (step: UInt32, occurrence: UInt64)?
+    var killWrites: UInt64?
+    var count: Int?
+    var unsafe = false
+
+    init(_ arguments: ArraySlice<String>) throws {
+        var rest = arguments
+        func next() throws -> String {
+            guard let value = rest.popFirst() else { throw WorkerError(description: "an option lacks its value") }
+            return value
+        }
+        while let option = rest.popFirst() {
+            switch option {
+            case "--fault": faultSeed = UInt64(try next())
+            case "--kill-step": killStep = (UInt32(try next()) ?? 0, UInt64(try next()) ?? 1)
+            case "--kill-writes": killWrites = UInt64(try next())
+            case "--count": count = Int(try next())
+            case "--unsafe": unsafe = true
+            default: throw WorkerError(description: "unknown option \(option)")
+            }
+        }
+    }
+}
+
+func commitLoop(path: String, options: CommitLoopOptions) throws -> Never {
+    var faultIO: OpaquePointer?
+    if let seed = options.faultSeed {
+        faultIO = columnar_faultio_create(seed)
+        if let (step, occurrence) = options.killStep {
+            columnar_faultio_at_step(faultIO, columnar_step(rawValue: step), occurrence, true)
+        }
+    }
+    let db = try openDatabase(path, io: faultIO.map { columnar_faultio_io($0) }, unsafe: options.unsafe)
     try write(db) { txn in
         if try findTable(txn, "log") == nil { _ = try addIntTable(txn, "log", column: "n") }
         _ = try ensureSingleton(txn, "meta", column: "last")
     }
-    while true {
+    // Armed after the setup, so the count of writes falls among the loop's commits.
+    if let faultIO, let writes = options.killWrites { columnar_faultio_kill_after_writes(faultIO, writes) }
+    var commits = 0
+    while options.count.map({ commits < $0 }) ?? true {
         let committed = try write(db) { txn -> Int64 in
             let (meta, lastColumn, metaKey) = try ensureSingleton(txn, "meta", column: "last")
             guard let log = try findTable(txn, "log") else { throw WorkerError(description: "table log vanished") }
@@ -182,7 +232,44 @@ func commitLoop(path: String) throws -> Never {
             return next
         }
         emit(String(committed))
+        commits += 1
     }
+    columnar_close(db)
+    exit(0)
+}
+
+/// Sums column "n" of table "log" in `txn`.
+func sumOfLog(_ txn: OpaquePointer) throws -> Int64 {
+    guard let log = try findTable(txn, "log") else { return 0 }
+    let nColumn = try findColumn(txn, log, "n")
+    var iterator = columnar_cluster_iter()
+    try check(columnar_cluster_iter_init(txn, log, &iterator), "columnar_cluster_iter_init")
+    var cluster = columnar_cluster()
+    var sum: Int64 = 0
+    while true {
+        let rc = columnar_cluster_iter_next(&iterator, &cluster)
+        if rc == COLUMNAR_ENOTFOUND { return sum }
+        try check(rc, "columnar_cluster_iter_next")
+        for row in 0..<Int(cluster.row_count) {
+            sum &+= try getInt(txn, log, columnar_array_get_int(&cluster.keys, UInt64(row)), nColumn)
+        }
+    }
+}
+
+func holdReader(path: String) throws {
+    let db = try openDatabase(path)
+    defer { columnar_close(db) }
+    var txn: OpaquePointer?
+    try check(columnar_txn_begin_read(db, &txn), "columnar_txn_begin_read")
+    defer { columnar_txn_rollback(txn) }
+    let before = try sumOfLog(txn!)
+    emit("pinned \(columnar_txn_version(txn)) \(before)")
+    _ = readLine()
+    let after = try sumOfLog(txn!)
+    var findings: UInt64 = 0
+    let rc = columnar_verify(txn, nil, nil, &findings)
+    emit(rc == COLUMNAR_OK && after == before ? "intact \(after)"
+         : "damaged: sum \(after) (was \(before)), verify \(String(cString: columnar_strerror(rc))), \(findings) findings")
 }
 
 func increment(path: String, count: Int) throws {
@@ -198,14 +285,23 @@ func increment(path: String, count: Int) throws {
     }
 }
 
-let usage = "usage: ColumnarTestWorker commit-loop PATH | increment PATH COUNT | realm-write PATH"
+let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT | "
+    + "realm-write PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "realm-write" where arguments.count == 2:
         try realmWrite(path: arguments[1])
-    case "commit-loop" where arguments.count == 2:
-        try commitLoop(path: arguments[1])
+    case "commit-loop" where arguments.count >= 2:
+        try commitLoop(path: arguments[1], options: try CommitLoopOptions(arguments.dropFirst(2)))
+    case "hold-reader" where arguments.count == 2:
+        try holdReader(path: arguments[1])
+    case "powercut-campaign":
+        try powerCutCampaign(options: try CampaignOptions(arguments.dropFirst()))
+    case "campaign-writer" where arguments.count >= 4:
+        guard let seed = UInt64(arguments[2]), let writer = Int(arguments[3]) else { fail(usage) }
+        try campaignWriter(path: arguments[1], seed: seed, writer: writer,
+                           options: try CampaignWriterOptions(arguments.dropFirst(4)))
     case "increment" where arguments.count == 3:
         guard let count = Int(arguments[2]), count >= 0 else { fail("COUNT must be a non-negative integer") }
         try increment(path: arguments[1], count: count)

@@ -9,10 +9,12 @@
  *
  * The file is mapped read-only and shared. Readers follow refs (8-byte-aligned file offsets) straight into the
  * mapping. A write transaction never writes through the mapping: it copies every node it changes into private
- * memory, and its commit writes the new nodes to free space with one batched io_uring submission, makes them
- * durable, then flips the header to the new root. Every commit makes a new version; a read transaction pins
- * the version it started on and sees it unchanged until it ends (MVCC). Space a commit frees is reused only once
- * no reader can still see it.
+ * memory, and its commit writes the new nodes to free space, together with a commit record listing what it
+ * wrote (with a CRC of each range) and a header slot naming the new version, in one batch followed by one
+ * fdatasync; recovery takes the newest version whose record verifies (docs/CommitPath.md). Concurrent committers,
+ * in any thread or process, share one fdatasync (group commit). Every commit makes a new version; a read
+ * transaction pins the version it started on and sees it unchanged until it ends (MVCC). Space a commit frees is
+ * reused only once no reader can still see it and a later version is durable.
  *
  * Every function returns 0 (COLUMNAR_OK) on success or a negative error code: one of the COLUMNAR_E* codes
  * below, or -errno where an operating-system call was the cause. columnar_strerror() names any code and
@@ -21,23 +23,32 @@
  *
  * CAVEATS
  *
- * 1. Threads. A columnar_db handle may be shared by threads. A transaction may not: use it from one thread at a
- *    time, and commit or roll back a write transaction on the thread that began it (the writer lock is a
- *    process-shared mutex owned by that thread). One write transaction at a time per file, across threads and
- *    processes; begin_write blocks until the writer lock is free. Readers never block and are never blocked.
+ * 1. Threads. A columnar_db handle may be shared by threads. A transaction may not be used by two threads at once,
+ *    but it may move between threads: a write transaction may be committed or rolled back on another thread than
+ *    the one that began it. One write transaction at a time per file, across threads and processes; begin_write
+ *    blocks until the writer lock is free. Readers never block and are never blocked.
  * 2. fork(). Do not use a columnar_db or transaction in a child process created by fork(); open the file again.
  * 3. Mapping size. The engine reserves COLUMNAR_MAX_MAP_BYTES of address space per open file (nothing is
  *    committed up front), and a file cannot grow past it. Pointers handed out (strings, binary values, column
  *    arrays) stay valid while the file grows, until the transaction that produced them ends.
- * 4. Durability. With COLUMNAR_DURABILITY_FULL a commit returns only after the new version is on stable storage
- *    (two fdatasync calls). COLUMNAR_DURABILITY_UNSAFE skips them: a crash may lose recent commits (never mix
- *    versions, as long as the storage does not reorder writes across the header), for tests and scratch data.
+ * 4. Durability. With COLUMNAR_DURABILITY_FULL a commit returns only once the new version is on stable storage
+ *    (one fdatasync, shared with concurrent committers). COLUMNAR_DURABILITY_UNSAFE does not wait for it: such a
+ *    commit survives the death of its process but a power cut may take it away (and the commits after it, up to
+ *    the last sync); the file itself is never damaged, since a sync happens at least every 14 commits and
+ *    recovery verifies what it opens. A failed fdatasync is never retried: the commits it covered fail, their
+ *    versions are removed from the file before anyone is told, and the database goes on from the last durable
+ *    version. If even that removal cannot be made durable, or versions that readers had already seen (UNSAFE) are
+ *    lost, the file refuses writes (COLUMNAR_ESTORAGE) until every handle has closed it.
  * 5. Failed transactions are poisoned. After an I/O or fsync failure inside a write transaction, every call on it
  *    returns COLUMNAR_EPOISONED except columnar_txn_rollback().
- * 6. The lock file must live on a local file system that supports shared mappings and process-shared robust
- *    mutexes. Network file systems are not supported.
- * 7. A crashed process's reader slots are reclaimed by checking whether its pid still exists; a pid reused by an
- *    unrelated process keeps the slot (and so an old version's space) until that process exits.
+ * 6. The lock file must live on a local file system that supports shared mappings and open file description locks
+ *    (fcntl F_OFD_*). Network file systems are not supported.
+ * 7. Names. The lock file is "<real path>.lock": symlinks to the file and a bind-mounted directory share it. A
+ *    file opened at once through names whose lock files differ (a hard link, or a bind mount of the file itself)
+ *    is refused with COLUMNAR_ELOCKFILE, since two lock files would let a writer overwrite what the other's
+ *    readers read; every path to one file shares its writer lock in any case (it is a lock on the file itself).
+ *    Liveness of readers and writers is proven by open-file-description locks, never by process ids, so
+ *    processes in different pid namespaces (containers sharing a volume) may share a file.
  */
 #ifndef COLUMNAR_H
 #define COLUMNAR_H
@@ -86,8 +97,12 @@ extern "C" {
 #define COLUMNAR_ETOOBIG (-30914)
 /** The database would grow past the reserved mapping (COLUMNAR_MAX_MAP_BYTES). */
 #define COLUMNAR_EMAPFULL (-30915)
-/** The lock file is damaged or of another version. */
+/** The lock file is damaged or of another version, or the file is open through another path whose lock file
+ *  differs. */
 #define COLUMNAR_ELOCKFILE (-30916)
+/** The storage failed a write or sync and the file could not be brought back to a known durable state: it
+ *  refuses writes until every handle has closed it (caveat 4). */
+#define COLUMNAR_ESTORAGE (-30917)
 
 /** Returns a static, human-readable name for any code this library returns (including -errno codes). */
 const char *columnar_strerror(int code);
@@ -163,8 +178,8 @@ enum columnar_open_flags {
 };
 
 typedef enum columnar_durability {
-    COLUMNAR_DURABILITY_FULL = 0,    /**< fdatasync after the nodes and after the header (default) */
-    COLUMNAR_DURABILITY_UNSAFE = 1,  /**< no fdatasync */
+    COLUMNAR_DURABILITY_FULL = 0,    /**< a commit returns once durable: one fdatasync, shared (default) */
+    COLUMNAR_DURABILITY_UNSAFE = 1,  /**< a commit does not wait for a sync (caveat 4) */
 } columnar_durability;
 
 typedef struct columnar_open_options {
@@ -181,12 +196,17 @@ typedef struct columnar_open_options {
 /** The largest cluster_size columnar_open accepts. */
 #define COLUMNAR_MAX_CLUSTER_SIZE 65536u
 
-/** Opens (or with COLUMNAR_OPEN_CREATE creates) the database at `path` and its lock file `<path>.lock`.
+/** Opens (or with COLUMNAR_OPEN_CREATE creates) the database at `path` and its lock file `<real path>.lock`.
+ *  A new file is created atomically: built under no name (or a temporary one), made durable, then linked into
+ *  place, so a crash leaves no file or a whole one; an existing empty file is replaced the same way. The first
+ *  handle to open a file (no other has it open) recovers it: it opens at the newest version whose commit record
+ *  verifies, which it makes durable again unless opened read-only.
  *  `options` may be NULL for defaults. The environment variable COLUMNAR_NO_IO_URING=1 has the effect of
  *  COLUMNAR_OPEN_NO_IO_URING.
  *  Errors: -ENOENT (no file and no CREATE), -EACCES and other -errno from open/mmap, COLUMNAR_ENOTDB,
- *  COLUMNAR_EFORMAT, COLUMNAR_ECORRUPT (both header slots invalid, or the current version's top structures fail
- *  validation), COLUMNAR_ELOCKFILE, COLUMNAR_EMISUSE (contradictory flags). */
+ *  COLUMNAR_EFORMAT (another format version; the message names both), COLUMNAR_ECORRUPT (no version whose record
+ *  verifies, or the current version's top structures fail validation), COLUMNAR_ELOCKFILE, COLUMNAR_ESTORAGE
+ *  (the recovery could not be made durable), COLUMNAR_EMISUSE (contradictory flags). */
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db);
 
 /** Closes the database. Every transaction of this handle must have ended. Never writes to the data file. */
@@ -204,9 +224,16 @@ columnar_commit_path columnar_db_commit_path(const columnar_db *db);
 /** Returns "io_uring", "pwrite" or "memory"; with io_uring refused, why (e.g. "pwrite (io_uring: EPERM)"). */
 const char *columnar_db_commit_path_description(const columnar_db *db);
 
-/** Statistics of the latest version (reads the file header; no transaction needed). */
+/** Makes every commit made so far (by any handle of the file) durable, with one fdatasync shared with concurrent
+ *  committers. For COLUMNAR_DURABILITY_UNSAFE handles at the points where durability matters (commits with FULL
+ *  are durable when they return). Errors: COLUMNAR_EMISUSE (read-only handle), the fdatasync's -errno (the
+ *  commits it was to make durable are then gone: caveat 4), COLUMNAR_ESTORAGE. */
+int columnar_db_sync(columnar_db *db);
+
+/** Statistics of the latest version (no transaction needed). */
 typedef struct columnar_db_stats {
-    uint64_t version;             /**< latest committed version */
+    uint64_t version;             /**< latest committed version readers are given */
+    uint64_t durable_version;     /**< latest version known to be on stable storage (<= version with UNSAFE) */
     uint64_t live_versions;       /**< distinct versions pinned by readers (any process), plus the latest */
     uint64_t oldest_pinned;       /**< the oldest version any reader pins (== version when none) */
     uint64_t file_size_bytes;     /**< bytes allocated on disk (grows in large steps) */
@@ -235,9 +262,12 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn);
  *  Errors: COLUMNAR_EMISUSE (write transaction), COLUMNAR_ECORRUPT. */
 int columnar_txn_advance(columnar_txn *txn);
 
-/** Commits a write transaction and frees it, or simply ends a read transaction. On failure the transaction is
- *  rolled back and freed as well; nothing of it is visible and the database is as it was.
- *  Errors: COLUMNAR_EPOISONED, COLUMNAR_EMAPFULL, -EIO/-ENOSPC and other -errno of the write path. */
+/** Commits a write transaction and frees it, or simply ends a read transaction. With durability FULL it returns
+ *  once the version is durable; the writer lock is released before that, so other writers go on meanwhile and
+ *  share the sync. On failure the transaction is rolled back and freed as well; nothing of it is visible, and it
+ *  will not appear after a crash either (caveat 4).
+ *  Errors: COLUMNAR_EPOISONED, COLUMNAR_EMAPFULL, -EIO/-ENOSPC and other -errno of the write path or of the
+ *  fdatasync, COLUMNAR_ESTORAGE. */
 int columnar_txn_commit(columnar_txn *txn);
 
 /** Ends a transaction, discarding a write transaction's changes. Always succeeds. */
@@ -768,28 +798,50 @@ typedef struct columnar_io_write {
     size_t size;
 } columnar_io_write;
 
+/** Points of the commit path and of file creation, for tests that stop a process (or the power) between any two
+ *  steps. 0 is never used. */
+typedef enum columnar_step {
+    COLUMNAR_STEP_WRITER_LOCKED = 1,   /**< begin_write holds the writer lock */
+    COLUMNAR_STEP_NODES_WRITTEN = 2,   /**< a commit's nodes and record are written, its slot not yet */
+    COLUMNAR_STEP_SLOT_WRITTEN = 3,    /**< its slot is written */
+    COLUMNAR_STEP_CHAIN_ADVANCED = 4,  /**< the lock file names it the latest written version */
+    COLUMNAR_STEP_WRITER_RELEASED = 5, /**< the writer lock is released; the commit is not durable yet */
+    COLUMNAR_STEP_SYNC_STARTING = 6,   /**< a sync leader is about to fdatasync */
+    COLUMNAR_STEP_SYNC_DONE = 7,       /**< the fdatasync returned; nothing is recorded yet */
+    COLUMNAR_STEP_PUBLISHED = 8,       /**< the synced versions are durable and published */
+    COLUMNAR_STEP_REPAIR_WRITTEN = 9,  /**< a repair rewrote a version and zeroed the slots above it, unsynced */
+    COLUMNAR_STEP_CREATE_WRITTEN = 10, /**< a new file's first version is written, not yet synced */
+    COLUMNAR_STEP_CREATE_SYNCED = 11,  /**< it is synced, not yet linked under its name */
+    COLUMNAR_STEP_CREATE_LINKED = 12,  /**< it is linked; the directory is not yet synced */
+} columnar_step;
+
 /** The operations the engine performs on the data file. Every write and sync of the commit path goes through
  *  this table, so tests can replace it. Each returns 0 or -errno. */
 struct columnar_io {
     void *context;
-    /** Writes a batch of non-overlapping ranges (all or error). */
+    /** Writes a batch of non-overlapping ranges (all or error). A commit writes its nodes in one batch and then,
+     *  once that succeeded, its header slot in another. */
     int (*write_batch)(void *context, int fd, const columnar_io_write *writes, size_t write_count);
+    /** fdatasync. Never called again to retry one that failed. */
     int (*sync)(void *context, int fd);
     /** Makes the file at least `size_bytes` long (preallocating). */
     int (*grow)(void *context, int fd, uint64_t size_bytes);
-    /** Optional (may be NULL): the whole commit as one submission — the node `writes`, a sync, the `header`
-     *  write, a sync — each step starting only after the previous one completed (with `sync` false the syncs are
-     *  left out). When NULL, the engine calls write_batch and sync step by step in the same order. */
-    int (*write_commit)(void *context, int fd, const columnar_io_write *writes, size_t write_count,
-                        const columnar_io_write *header, bool sync);
+    /** Optional (may be NULL): told each time the engine reaches a step. */
+    void (*step)(void *context, columnar_step step);
 };
 
-/** A fault-injecting I/O layer over the real one (it uses io_uring when the database would). */
+/** A fault-injecting I/O layer over the real one: a model of the page cache and a disk behind it, with Linux's
+ *  failure semantics (a failed sync marks its pages clean; writeback in any order; torn sectors; a process dying
+ *  between any two steps). The model's state lives in files beside the data file
+ *  (".columnar-model-<device>-<inode>.*"), so every process writing the file through a fault layer shares it and
+ *  a power cut can be applied after they all died. Its sync never calls fdatasync: the model's disk is the disk.
+ *  docs/Reliability.md describes it. */
 typedef struct columnar_faultio columnar_faultio;
 
 typedef enum columnar_power_cut_mode {
-    COLUMNAR_POWER_CUT_DROP = 1,    /**< every write not yet synced is lost */
-    COLUMNAR_POWER_CUT_RANDOM = 2,  /**< each unsynced write is kept, lost, or torn at a 512-byte boundary */
+    COLUMNAR_POWER_CUT_DROP = 1,    /**< no page that was dirty reaches the disk */
+    COLUMNAR_POWER_CUT_RANDOM = 2,  /**< each dirty page reaches the disk whole, not at all, or torn at 512-byte
+                                         sectors; the file's size is the synced one or the latest */
 } columnar_power_cut_mode;
 
 /** Creates a fault layer; `seed` drives its random choices. */
@@ -800,15 +852,32 @@ const columnar_io *columnar_faultio_io(columnar_faultio *faultio);
 /** After `write_count` more successful writes (each range of a batch counts), every write fails with `error`
  *  (-EIO, -ENOSPC, ...). 0 disables. */
 void columnar_faultio_fail_writes_after(columnar_faultio *faultio, uint64_t write_count, int error);
-/** After `write_count` more writes, the power is cut: that write and everything after it (writes and syncs)
+/** After `write_count` more writes, the power is cut: that write and everything after it (writes, syncs, growth)
  *  fails with -EIO and is not applied. */
 void columnar_faultio_power_cut_after(columnar_faultio *faultio, uint64_t write_count);
+/** After `write_count` more writes the process kills itself (SIGKILL) inside the next write, leaving a prefix of
+ *  it (whole pages) written. */
+void columnar_faultio_kill_after_writes(columnar_faultio *faultio, uint64_t write_count);
+/** At the `occurrence`-th time (1: the next) the engine reaches `step`, the process kills itself (`kill`) or the
+ *  power is cut (everything after fails with -EIO). */
+void columnar_faultio_at_step(columnar_faultio *faultio, columnar_step step, uint64_t occurrence, bool kill);
+/** The sync after `syncs_before` more syncs fails with `error` as Linux fails one: it writes back part of the
+ *  dirty pages, then marks them all clean; the rest stay only in the cache. */
+void columnar_faultio_fail_sync(columnar_faultio *faultio, uint64_t syncs_before, int error);
 /** Number of writes and syncs seen so far. */
 uint64_t columnar_faultio_write_count(const columnar_faultio *faultio);
 uint64_t columnar_faultio_sync_count(const columnar_faultio *faultio);
-/** Applies the power cut to the file at `path` (after the database is closed): writes made since the last sync
- *  are rolled back according to `mode`. Returns 0 or -errno. */
+/** Background writeback: each dirty page of the file at `path` reaches the disk with probability `share`. */
+int columnar_faultio_writeback(columnar_faultio *faultio, const char *path, double share);
+/** Pages whose writeback failed are dropped from the cache and read back from the disk (memory pressure): the
+ *  file at `path` then shows what the disk holds there. */
+int columnar_faultio_evict_failed(columnar_faultio *faultio, const char *path);
+/** The power cut, once every handle of the file at `path` is closed (and every process writing it is dead):
+ *  the file becomes what the disk holds, with each dirty page treated as `mode` says. The model starts over
+ *  from the result. Returns 0 or -errno. */
 int columnar_faultio_apply_power_cut(columnar_faultio *faultio, const char *path, columnar_power_cut_mode mode);
+/** Removes the model's files of the file at `path`. Returns 0 or -errno. */
+int columnar_faultio_forget(const char *path);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Inspection (the read-only file inspector, columnar-inspect)                                                  */
@@ -836,33 +905,46 @@ typedef struct columnar_inspector columnar_inspector;
 /** Owner of a node that belongs to no table (the top node, the schema, the free list). */
 #define COLUMNAR_NO_TABLE UINT32_MAX
 
-/** One of the file header's two slots, decoded whether or not it is valid. */
+/** Commit slots in the header: version v lives in slot v % COLUMNAR_HEADER_SLOTS (sector 1 + that). */
+#define COLUMNAR_HEADER_SLOTS 15u
+
+/** One of the header's commit slots, decoded whether or not it is valid. */
 typedef struct columnar_slot_info {
-    uint64_t top_ref;
+    uint64_t offset;              /**< file offset of its sector */
     uint64_t version;
+    uint64_t top_ref;
     uint64_t used_size_bytes;
     uint64_t free_bytes;          /**< the slot's free-list summary */
+    uint64_t base_version;        /**< the durable version its commit record reaches back to */
+    uint32_t flags;               /**< 1: NODES_SYNCED (its nodes were durable before the slot was written) */
     uint32_t stored_checksum;
-    uint32_t computed_checksum;   /**< CRC-32C of the slot's first 44 bytes */
+    uint32_t computed_checksum;   /**< CRC-32C of the sector's first 508 bytes */
     bool checksum_valid;
-    bool is_zero;                 /**< all 48 bytes are zero: the slot was never written */
-    bool usable;                  /**< what the engine requires to open it: checksum valid, version != 0, top ref
-                                       in [4096, used size), used size <= file size */
+    bool is_zero;                 /**< all 512 bytes are zero: never written, or invalidated */
+    bool usable;                  /**< checksum, file id, sector, version, refs and sizes fit */
+    bool whole;                   /**< usable, and its version is whole: top, record and every range the record
+                                       lists pass their checksums (what recovery requires) */
+    char problem[256];            /**< why it is not usable or not whole ("" when whole) */
 } columnar_slot_info;
 
-/** The file header (its first 128 bytes), decoded field by field even when it is damaged. */
+/** The file header, decoded field by field even when it is damaged. */
 typedef struct columnar_header_info {
     uint64_t file_size_bytes;
-    uint64_t header_bytes_present; /**< how many of the 128 header bytes the file has (fewer when truncated) */
+    uint64_t header_bytes_present; /**< how many of the 8192 header bytes the file has (fewer when truncated) */
     uint8_t magic[8];
     bool magic_valid;             /**< the magic is "CLMNRDB1" */
     uint32_t format_version;
-    uint32_t header_bytes;        /**< declared header size (4096) */
-    uint8_t selector;
-    uint32_t reserved_nonzero_at; /**< offset of the first non-zero byte of the reserved header bytes (17 ... 31
-                                       and 128 ... 4095, which the engine always writes as zero), or 0 */
-    columnar_slot_info slots[2];
-    int32_t current_slot;         /**< the slot the engine would open (its rules, format.h), or -1 when none */
+    uint32_t header_bytes;        /**< declared header size (8192) */
+    uint32_t sector_bytes;        /**< declared slot stride (512) */
+    uint32_t slot_count;          /**< declared slot count (15) */
+    uint8_t file_id[16];
+    uint32_t stored_checksum;     /**< the identity sector's */
+    uint32_t computed_checksum;
+    bool identity_checksum_valid;
+    uint32_t reserved_nonzero_at; /**< offset of the first non-zero reserved byte (identity bytes 40 ... 507, or the
+                                       reserved bytes of a slot that is not zero), or 0 */
+    columnar_slot_info slots[COLUMNAR_HEADER_SLOTS];
+    int32_t current_slot;         /**< the slot the engine would open (the whole one of the highest version), or -1 */
 } columnar_header_info;
 
 /** Opens `path` for inspection: reads the header and maps the whole file read-only. A file that is not a
@@ -878,14 +960,15 @@ void columnar_inspector_close(columnar_inspector *inspector);
 const columnar_header_info *columnar_inspector_header(const columnar_inspector *inspector);
 
 /** Whether the file can be opened as the engine would open it: 0, or COLUMNAR_ENOTDB (too short or wrong magic),
- *  COLUMNAR_EFORMAT (another format version), COLUMNAR_ECORRUPT (wrong header size, or no usable slot).
+ *  COLUMNAR_EFORMAT (another format version), COLUMNAR_ECORRUPT (a damaged identity sector, or no whole version).
  *  `out_message` (may be NULL) receives a sentence saying why (a static string owned by the inspector, "" when
  *  sound) and `out_offset` (may be NULL) the file offset of the problem. A non-zero status does not stop the other
  *  calls when a slot is usable: they inspect that slot's version. */
 int columnar_inspector_status(const columnar_inspector *inspector, const char **out_message, uint64_t *out_offset);
 
-/** Makes the version of header slot `slot` (0 or 1) the one later calls inspect.
- *  Errors: COLUMNAR_EMISUSE (slot not 0 or 1), COLUMNAR_ECORRUPT (the slot is not usable; the message says why). */
+/** Makes the version of header slot `slot` (0 ... COLUMNAR_HEADER_SLOTS - 1) the one later calls inspect. A usable
+ *  slot whose version is not whole can be selected (its damage is then what the walk reports).
+ *  Errors: COLUMNAR_EMISUSE (no such slot), COLUMNAR_ECORRUPT (the slot is not usable; the message says why). */
 int columnar_inspector_select_slot(columnar_inspector *inspector, int slot);
 
 /** The version being inspected, as the header slot and the top node describe it. */
@@ -955,7 +1038,7 @@ typedef struct columnar_inspect_node {
     uint8_t parent_role;          /**< the parent's role, 0 for the top node */
     uint32_t position;            /**< index of its ref in the parent */
     uint32_t depth;               /**< 0 for the top node */
-    uint8_t role;                 /**< enum cf_role of format.h (1 TOP ... 18 DICT) */
+    uint8_t role;                 /**< enum cf_role of format.h (1 TOP ... 19 COMMIT_RECORD) */
     const char *role_name;        /**< "TOP", "CLUSTER", ... */
     uint8_t role_detail;          /**< the value type for column nodes, else 0 */
     columnar_encoding encoding;
@@ -967,7 +1050,8 @@ typedef struct columnar_inspect_node {
     bool in_index;                /**< part of the search index of `column` */
     bool in_collection;           /**< part of a list, set, dictionary or backlink list held by one object, or of
                                        the list of further object keys of one search-index entry */
-    const char *what;             /**< "top", "version meta", "schema", "table list", "free list", "table",
+    const char *what;             /**< "top", "version meta", "schema", "table list", "free list", "commit record",
+                                       "table",
                                        "table meta", "index list", "tree inner node", "inner keys", "cluster",
                                        "cluster keys", "column leaf", "values", "string blob", "null bitmap",
                                        "list", "set", "dictionary", "backlinks", "collection", "index" */
@@ -1062,6 +1146,10 @@ typedef struct columnar_inspect_node_detail {
  *  out->problem for an invalid one (the raw fields are filled when header_present). */
 int columnar_inspect_node_decode(columnar_inspector *inspector, uint64_t ref, columnar_inspect_node_detail *out);
 
+/** The CRC-32C the file format uses (node checksums, header sectors, the ranges a commit record lists) of
+ *  `size` bytes at `data`. */
+uint32_t columnar_inspect_checksum(const void *data, size_t size);
+
 /** Points *out_bytes at `size` bytes of the file at `offset`. Errors: COLUMNAR_ERANGE (outside the file). */
 int columnar_inspect_bytes(columnar_inspector *inspector, uint64_t offset, uint64_t size, const uint8_t **out_bytes);
 
@@ -1079,25 +1167,33 @@ typedef struct columnar_lock_file_info {
     char problem[160];            /**< why it is not valid, "" otherwise */
     uint32_t layout_version;
     uint32_t reader_slot_count;
-    bool published;               /**< a writer or opener has published the latest version */
-    bool publishing;              /**< a publish was in progress when read (the fields may be torn) */
+    uint64_t data_device;         /**< the data file it serves */
+    uint64_t data_inode;
+    bool published;               /**< a version was published to readers */
     uint64_t published_version;
     uint64_t published_top_ref;
     uint64_t published_used_size_bytes;
     uint64_t published_file_size_bytes;
+    uint64_t written_version;     /**< the latest version written (may be ahead of the durable one) */
+    uint64_t durable_version;     /**< every version up to this one is on stable storage */
+    uint32_t repair;              /**< what the next writer must do first: 0 nothing, 1 verify and rewrite (a writer
+                                       or sync leader died, or the file was just opened), 2 drop the versions above
+                                       the durable one (a sync failed) */
+    bool storage_failed;          /**< the file refuses writes until every handle closes (COLUMNAR_ESTORAGE) */
     uint32_t reader_count;        /**< slots that pin a version */
 } columnar_lock_file_info;
 
 /** One reader slot that pins a version. */
 typedef struct columnar_lock_reader {
     uint32_t slot;
-    uint32_t pid;
+    uint32_t handle_slot;         /**< the handle slot of the open handle that owns it */
     uint64_t version;
-    bool process_alive;           /**< kill(pid, 0) does not fail with ESRCH (a dead owner's slot awaits reclaim) */
+    bool handle_alive;            /**< that handle still holds its lock (else the slot awaits reclaim) */
 } columnar_lock_reader;
 
-/** Reads `<database_path>.lock`. `on_reader` (may be NULL) is called per slot that pins a version.
- *  A missing lock file is not an error (out->exists false). Errors: -errno other than -ENOENT from open/read. */
+/** Reads the lock file of the database at `database_path` ("<real path>.lock"). `on_reader` (may be NULL) is
+ *  called per slot that pins a version. A missing lock file is not an error (out->exists false).
+ *  Errors: -errno other than -ENOENT from realpath/open/read. */
 int columnar_inspect_lock_file(const char *database_path, columnar_lock_file_info *out,
                                void (*on_reader)(void *context, const columnar_lock_reader *reader), void *context);
 

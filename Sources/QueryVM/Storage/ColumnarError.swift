@@ -52,8 +52,12 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
         case tooBig
         /// The database would grow past the address space reserved for its mapping (`COLUMNAR_EMAPFULL`).
         case mapFull
-        /// The lock file is damaged or of another version (`COLUMNAR_ELOCKFILE`).
+        /// The lock file is damaged or of another version, or the file is open through another path whose lock file
+        /// differs (`COLUMNAR_ELOCKFILE`).
         case lockFile
+        /// The storage failed a write or sync and the file could not be brought back to a known durable state: it
+        /// refuses writes until every handle has closed it (`COLUMNAR_ESTORAGE`).
+        case storageFailed
         /// An operating-system call failed with `errno` (the engine returned `-errno`).
         case io(errno: Int32)
         /// A code this version of the Swift layer does not know. The engine's error list is closed, so meeting
@@ -65,7 +69,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
         public static let engineCodes: [Code] = [
             .corrupt, .notADatabase, .unsupportedFormat, .misuse, .notFound, .alreadyExists, .wrongType,
             .nullNotAllowed, .outOfRange, .poisoned, .tooManyVersions, .readOnly, .readerTableFull, .tooBig,
-            .mapFull, .lockFile,
+            .mapFull, .lockFile, .storageFailed,
         ]
 
         /// The kind of failure for a code returned by the engine. `rawValue` must not be `COLUMNAR_OK`.
@@ -87,6 +91,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
             case COLUMNAR_ETOOBIG: self = .tooBig
             case COLUMNAR_EMAPFULL: self = .mapFull
             case COLUMNAR_ELOCKFILE: self = .lockFile
+            case COLUMNAR_ESTORAGE: self = .storageFailed
             // columnar_strerror() treats -1 ... -4095 as -errno; the same range is used here.
             case -4095 ... -1: self = .io(errno: -rawValue)
             default: self = .unknown(rawValue: rawValue)
@@ -112,6 +117,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
             case .tooBig: return COLUMNAR_ETOOBIG
             case .mapFull: return COLUMNAR_EMAPFULL
             case .lockFile: return COLUMNAR_ELOCKFILE
+            case .storageFailed: return COLUMNAR_ESTORAGE
             case .io(let errno): return -errno
             case .unknown(let rawValue): return rawValue
             }

@@ -12,7 +12,8 @@ struct DumpCommand: ParsableCommand {
         discussion: """
             Reads the objects of TABLE (a table name, or a table id) in key order through the engine's ordinary \
             read API, the file opened with COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK (nothing written, no \
-            lock file opened), one read transaction on the current version. Each row is the object's key and \
+            lock file opened), one read transaction on the version the engine opens: the highest whole one, \
+            the same as the other subcommands' current version. Each row is the object's key and \
             the value of every visible property; hidden backlink columns are left out (`schema` lists them).
 
             Values: integers and bools as themselves; links as the target object's key; floats and doubles in \
@@ -32,10 +33,15 @@ struct DumpCommand: ParsableCommand {
             before any row is printed.
 
             Unlike the other subcommands, dump reads through the engine's ordinary open, which refuses a file \
-            whose top structures are damaged; use `verify` on such a file.
+            with no whole version or whose current version's schema or table list is damaged, and takes no \
+            --slot; use `verify` on such a file. When the header has a slot above the current version that is not \
+            whole (the latest commit did not reach the disk whole, or what it wrote is damaged), the rows are \
+            those of the version before it, as the engine reads them; dump says so on standard error (in the \
+            JSON document, "findings") and exits 1.
 
             EXIT STATUS
-              0 every row read, 1 a read failed part way (the rows before it are printed), 2 unreadable.
+              0 every row read, 1 a read failed part way (the rows before it are printed), or the header has \
+            findings (the rows are the current version's), 2 unreadable.
 
             EXAMPLES
               columnar-inspect dump data.columnar Person --limit 10
@@ -82,6 +88,9 @@ struct DumpCommand: ParsableCommand {
             let findings = failure.isCorruption ? [Finding(offset: failure.offset, what: failure.message)] : []
             try Opening.unreadable(options, "the engine cannot open the file: \(failure.message)", findings: findings)
         }
+        // The engine opens the highest whole version; when a slot above it is not whole, the rows come from an
+        // older version than the latest written one, and the user must be told.
+        let headerFindings = (try? Inspector(path: options.file))?.headerFindings() ?? []
         let tableID: UInt32
         do {
             tableID = try database.findTable(table)
@@ -90,7 +99,11 @@ struct DumpCommand: ParsableCommand {
                 tableID = id
             } else {
                 let names = database.tableNames().sorted { $0.key < $1.key }.map(\.value)
-                throw ValidationError("no table \"\(table)\"; the tables are: \(names.joined(separator: ", "))")
+                let message = "no table \"\(table)\"; the tables are: \(names.joined(separator: ", "))"
+                guard !headerFindings.isEmpty else { throw ValidationError(message) }
+                Output.error("\(options.file): \(message) (in version \(database.version), the one the engine opens)")
+                Output.error("Findings:\n" + Output.findingLines(headerFindings))
+                throw ExitStatus.findings
             }
         }
         let columns = try database.visibleColumns(tableID)
@@ -138,10 +151,15 @@ struct DumpCommand: ParsableCommand {
             }
             Output.text("TABLE \(name): \(printedRows) row\(printedRows == 1 ? "" : "s")\n" + text.render())
         }
-        writer.end(error: failure)
+        writer.end(error: failure, findings: headerFindings)
         if let failure {
             Output.error("\(options.file): reading table \(name) failed after \(printedRows) rows at offset "
                          + "\(failure.offset): \(failure.message)")
+            throw ExitStatus.findings
+        }
+        if !headerFindings.isEmpty {
+            Output.error("\(options.file): the rows are those of version \(database.version), the one the engine "
+                         + "opens; findings:\n" + Output.findingLines(headerFindings))
             throw ExitStatus.findings
         }
     }
@@ -193,11 +211,16 @@ struct RowWriter {
         rowCount += 1
     }
 
-    func end(error: EngineFailure?) {
+    func end(error: EngineFailure?, findings: [Finding]) {
         guard format == .json else { return }
         var tail = (rowCount == 0 ? "" : "\n  ") + "],\n  \"rowCount\": \(rowCount)"
         if let error {
             tail += ",\n  \"error\": {\"offset\": \(error.offset), \"what\": \(DumpValue.quoted(error.message))}"
+        }
+        if !findings.isEmpty {
+            tail += ",\n  \"findings\": [" + findings.map {
+                "{\"offset\": \($0.offset), \"what\": \(DumpValue.quoted($0.what))}"
+            }.joined(separator: ", ") + "]"
         }
         write(tail + "\n}\n")
     }

@@ -15,13 +15,17 @@ struct FileOptions: ParsableArguments {
 
 struct SlotOption: ParsableArguments {
     @Option(help: ArgumentHelp("""
-        Inspect the version of header slot 0 or 1 instead of the current one (the older version, while its \
-        nodes have not been reused).
+        Inspect the version in header slot 0 ... 14 (version v lives in slot v % 15) instead of the current one: \
+        an older version, while later commits have not reused its space, or a version that is not whole (a \
+        commit cut short, or damage to what the latest commits wrote), to see where its damage is. `header` \
+        lists the slots.
         """, valueName: "slot"))
     var slot: Int?
 
     func validate() throws {
-        if let slot, slot != 0 && slot != 1 { throw ValidationError("--slot must be 0 or 1") }
+        if let slot, !(0 ..< Int(COLUMNAR_HEADER_SLOTS)).contains(slot) {
+            throw ValidationError("--slot must be 0 ... \(COLUMNAR_HEADER_SLOTS - 1)")
+        }
     }
 }
 
@@ -34,8 +38,9 @@ struct UnreadableReport: Encodable {
 }
 
 enum Opening {
-    /// Opens `options.file` and selects `slot` (nil: the current slot). When nothing can be inspected (the file
-    /// cannot be opened, or no header slot is usable and `needsVersion`), prints why and throws exit status 2.
+    /// Opens `options.file` and selects `slot` (nil: the current slot, the highest whole version). When nothing
+    /// can be inspected (the file cannot be opened, the slot asked for is not usable, or no version is whole and
+    /// `needsVersion`), prints why and throws exit status 2.
     static func inspector(_ options: FileOptions, slot: Int?, needsVersion: Bool = true) throws -> Inspector {
         let inspector: Inspector
         do {
@@ -53,7 +58,7 @@ enum Opening {
             }
         } else if needsVersion && !inspector.hasVersion {
             let findings = inspector.headerFindings()
-            try unreadable(options, inspector.status?.message ?? "no usable header slot", findings: findings)
+            try unreadable(options, inspector.status?.message ?? "no whole version in the header", findings: findings)
         }
         return inspector
     }

@@ -38,15 +38,17 @@ struct NodeCommand: ParsableCommand {
             walk of that version.
 
             Then the payload: for a refs node its children with their roles; for a packed-int node its values; \
-            floats and doubles; bytes as text and hex; fixed-width ids in hex; short strings decoded. Finally a \
-            hex view of the node's bytes.
+            floats and doubles; bytes as text and hex; fixed-width ids in hex; short strings decoded. A commit \
+            record (role COMMIT_RECORD, the top node's last child) is shown as the ranges it lists: position, \
+            size, CRC-32C and the version that wrote each, and whether the range's bytes still match; recovery \
+            opens a version only when all of them do. Finally a hex view of the node's bytes.
 
             EXIT STATUS
               0 a valid node whose checksum holds, 1 an invalid node or a failing checksum, 2 unreadable file.
 
             EXAMPLES
-              columnar-inspect node data.columnar 4096
-              columnar-inspect node --limit 1000 --hex-bytes 0 data.columnar 0x1f40
+              columnar-inspect node data.columnar 8192
+              columnar-inspect node --limit 1000 --hex-bytes 0 data.columnar 0x2040
             """)
 
     @OptionGroup var options: FileOptions
@@ -84,6 +86,16 @@ struct NodeCommand: ParsableCommand {
         let problem: String?
     }
 
+    /// One range a commit record lists.
+    struct RecordRange: Encodable {
+        let pos: UInt64
+        let sizeBytes: UInt64
+        let crc32c: String
+        let version: UInt64
+        /// The range's bytes match the CRC (nil when the range is not inside the file).
+        let checksumValid: Bool?
+    }
+
     struct Report: Encodable {
         let file: String
         let ref: UInt64
@@ -105,11 +117,15 @@ struct NodeCommand: ParsableCommand {
         let payloadBytes: UInt64
         let sizeBytes: UInt64
         let version: UInt64?
+        /// The header slot of the inspected version.
+        let slot: Int?
         let insideUsedSize: Bool
         let live: Bool
         let owner: Owner?
         let elements: [String]
         let children: [Child]
+        /// For a commit record: the ranges it lists.
+        let commitRecord: [RecordRange]?
         let hexOffset: UInt64
         let hex: String
         let findings: [Finding]
@@ -133,7 +149,11 @@ struct NodeCommand: ParsableCommand {
         }
         var elements: [String] = []
         var children: [Child] = []
-        if valid {
+        var record: [RecordRange]?
+        if valid && detail.role == NodeCommand.commitRecordRole && detail.array.encoding == COLUMNAR_ENCODING_PACKED_INT
+            && detail.width == 64 && detail.count % 4 == 0 {
+            record = NodeCommand.recordRanges(detail.array, limit: limit, inspector: inspector)
+        } else if valid {
             let array = detail.array
             let shown = Int(min(UInt64(limit), array.count))
             if array.encoding == COLUMNAR_ENCODING_REFS {
@@ -159,7 +179,7 @@ struct NodeCommand: ParsableCommand {
             findings.append(Finding(offset: ref.value, what: "node at \(ref.value) fails its checksum (stored "
                                     + "\(hex32(detail.stored_checksum)), computed \(hex32(detail.computed_checksum)))"))
         }
-        let version = inspector.hasVersion ? inspector.version().version.version : nil
+        let inspected = inspector.hasVersion ? inspector.version().version : nil
         let report = Report(
             file: options.file, ref: ref.value, valid: valid, problem: valid ? nil : detail.problemText,
             headerPresent: detail.header_present, storedChecksum: hex32(detail.stored_checksum),
@@ -167,11 +187,31 @@ struct NodeCommand: ParsableCommand {
             encoding: detail.encoding, encodingName: Names.encoding(UInt32(detail.encoding)), width: detail.width,
             role: detail.role, roleName: detail.roleText, roleDetail: detail.role_detail,
             roleDetailName: Names.type(detail: detail.role_detail), count: detail.count, reserved: detail.reserved,
-            payloadBytes: detail.payload_bytes, sizeBytes: detail.size_bytes, version: version,
+            payloadBytes: detail.payload_bytes, sizeBytes: detail.size_bytes, version: inspected?.version,
+            slot: inspected.map { Int($0.slot) },
             insideUsedSize: detail.inside_used_size, live: owner != nil, owner: owner, elements: elements,
-            children: children, hexOffset: hexStart, hex: Format.hex(hexData), findings: findings)
+            children: children, commitRecord: record, hexOffset: hexStart, hex: Format.hex(hexData), findings: findings)
         try Output.report(report, json: options.json) { render(report, hexData: hexData, walkDamage: walkDamage) }
         throw ExitStatus.forFindings(findings)
+    }
+
+    /// The role of a commit record node (format.h, CF_ROLE_COMMIT_RECORD).
+    static let commitRecordRole: UInt8 = 19
+
+    /// The first `limit` ranges of a commit record's payload (four 64-bit values per range: position, size,
+    /// CRC-32C, version), each checked against the bytes the file holds there now.
+    static func recordRanges(_ array: columnar_array, limit: Int, inspector: Inspector) -> [RecordRange] {
+        var array = array
+        let count = min(Int(array.count / 4), limit)
+        return (0..<count).map { index in
+            let field = { (offset: Int) in
+                UInt64(bitPattern: columnar_array_get_int(&array, UInt64(index * 4 + offset)))
+            }
+            let (pos, size, crc, version) = (field(0), field(1), field(2), field(3))
+            let matches = inspector.bytes(at: pos, count: size, haveChecksum: crc)
+            return RecordRange(pos: pos, sizeBytes: size, crc32c: hex32(UInt32(truncatingIfNeeded: crc)),
+                               version: version, checksumValid: matches)
+        }
     }
 
     /// The first `limit` elements of a non-refs payload, as text.
@@ -228,7 +268,7 @@ struct NodeCommand: ParsableCommand {
         if let owner = report.owner {
             var whose = owner.table.map { "table \($0)" } ?? "the file"
             if let column = owner.column { whose += ", column \(column)" + (owner.inIndex ? " (search index)" : "") }
-            let place = owner.parentRef == 0 ? "the current header slot's top ref"
+            let place = owner.parentRef == 0 ? "the top ref of header slot \(report.slot ?? -1)"
                 : "slot \(owner.position) of the node at \(owner.parentRef)"
             fields.append("Live in", "version \(report.version ?? 0): \(owner.what) of \(whose); \(place)")
         } else if let version = report.version {
@@ -244,6 +284,20 @@ struct NodeCommand: ParsableCommand {
                               child.count.map { "\($0)" } ?? ""])
             }
             text += "\n\nChildren (\(report.children.count) of \(report.count)):\n" + table.render(indent: "  ")
+        } else if let record = report.commitRecord {
+            let total = report.count / 4
+            var table = TextTable(["position", "end", "bytes", "crc32c", "version", "bytes now"],
+                                  rightAligned: [0, 1, 2, 4])
+            for range in record {
+                let now = range.checksumValid.map { $0 ? "match" : "DO NOT MATCH" } ?? "OUTSIDE THE FILE"
+                table.append([Format.grouped(range.pos), Format.grouped(range.pos &+ range.sizeBytes),
+                              Format.grouped(range.sizeBytes), range.crc32c, "\(range.version)", now])
+            }
+            let summary = total == 0 ? "no ranges (the version's nodes were made durable before its slot was written)"
+                : record.count == total ? "\(total) range\(total == 1 ? "" : "s")"
+                : "the first \(record.count) of \(total) ranges (--limit)"
+            text += "\n\nCommit record: " + summary
+            if !record.isEmpty { text += "\n" + table.render(indent: "  ") }
         } else if !report.elements.isEmpty {
             let shown = report.encoding == COLUMNAR_ENCODING_BYTES.rawValue ? "\(report.count) bytes"
                 : "\(report.elements.count) of \(report.count)"

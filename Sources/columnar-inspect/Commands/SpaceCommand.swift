@@ -10,10 +10,12 @@ struct SpaceCommand: ParsableCommand {
         commandName: "space",
         abstract: "Map the file's space: regions per table and column, the free list with versions; --svg draws it.",
         discussion: """
-            Every byte of the file is assigned to one of: the header (the first 4096 bytes); a live node of the \
-            inspected version, by owner (a table's column, a column's search index, a table's own structure, \
-            or the file's structure: top node, schema, table list, free-list arrays); a free-list entry (space \
-            freed by the commit of the version shown, reusable once no reader pins an older version); \
+            Every byte of the file is assigned to one of: the header (the first 8192 bytes: the identity sector \
+            and the 15 commit slots); a live node of the inspected version, by owner (a table's column, a column's \
+            search index, a table's own structure, or the file's structure: top node, version meta, schema, table \
+            list, free-list arrays, commit record); a free-list entry with the version whose commit freed it \
+            (version 0: space past an earlier used size that no version ever used; `info` says which entries a \
+            writer may reuse now); \
             unaccounted space (neither live nor free: leaked space, or nodes below damage the walk could not \
             pass; a sound file has none); and the preallocated tail past the version's used size (the file \
             grows in large steps).
@@ -114,7 +116,8 @@ struct SpaceCommand: ParsableCommand {
         }
         let report = Report(
             file: options.file, version: map.version, fileSizeBytes: map.fileSizeBytes,
-            usedSizeBytes: map.usedSizeBytes, headerBytes: min(4096, map.fileSizeBytes), liveBytes: map.liveBytes,
+            usedSizeBytes: map.usedSizeBytes, headerBytes: min(SpaceMap.headerBytes, map.fileSizeBytes),
+            liveBytes: map.liveBytes,
             liveNodeCount: map.liveNodeCount, freeBytes: map.freeBytes, unaccountedBytes: map.unaccountedBytes,
             preallocatedBytes: map.preallocatedBytes, overlapBytes: map.overlapBytes,
             owners: map.owners.map { total in
@@ -172,7 +175,9 @@ struct SpaceCommand: ParsableCommand {
             var holds: String
             switch region.kind {
             case .node: holds = "\(region.owner ?? "?") (\(region.nodeCount) node\(region.nodeCount == 1 ? "" : "s"))"
-            case .free: holds = "free, freed by version \(region.freedByVersion.map(String.init) ?? "?")"
+            case .free:
+                holds = region.freedByVersion == 0 ? "free, never used (version 0)"
+                    : "free, freed by version \(region.freedByVersion.map(String.init) ?? "?")"
             case .header: holds = "header"
             case .unaccounted: holds = "UNACCOUNTED"
             case .preallocated: holds = "preallocated"

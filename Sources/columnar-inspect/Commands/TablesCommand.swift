@@ -12,8 +12,8 @@ struct TablesCommand: ParsableCommand {
             Every live node of the version is attributed to an owner: a column of a table (its leaves in the \
             clusters, and the lists, sets and dictionaries its objects hold), the search index of a column, a \
             table's own structure (its TABLE and META nodes, the tree's inner nodes, clusters and key arrays), or \
-            the file's structure (top node, schema, table list, free-list arrays). For each owner the output \
-            gives the number of nodes, the bytes they occupy (16-byte node headers and padding included), the \
+            the file's structure (top node, version meta, schema, table list, free-list arrays, commit record). \
+            For each owner the output gives the number of nodes, the bytes they occupy (16-byte node headers and padding included), the \
             values in its cluster leaves (one per object), the elements in its collections, and each \
             (role, encoding, width) combination in use with its node count: integers, bools, links and \
             timestamps are bit-packed at 0, 1, 2, 4, 8, 16, 32 or 64 bits per value (written \
@@ -188,7 +188,8 @@ struct TablesCommand: ParsableCommand {
         if let file = report.fileStructure {
             var table = TextTable(headers, rightAligned: [2, 3, 4, 5, 6, 7, 8])
             table.append(row("(file structure)", "-", file, tableBytes: file.sizeBytes))
-            blocks.append("FILE: top node, schema, table list, free list\n" + table.render(indent: "  "))
+            blocks.append("FILE: top node, version meta, schema, table list, free list, commit record\n"
+                          + table.render(indent: "  "))
         }
         for table in report.tables {
             var title = "TABLE \(table.name) (id \(table.id))"

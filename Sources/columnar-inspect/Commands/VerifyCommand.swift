@@ -9,17 +9,19 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check a file's integrity; exit 0 when sound, 1 with findings (offset and what), 2 when unreadable.",
         discussion: """
-            First the header: the magic number and format version, both slots' checksums and bounds, the \
-            selector, the reserved bytes. Then the engine's integrity walk (the one columnar_verify runs) over \
-            the current version, or the one --slot names, reading every node reachable from its top node: \
-            bounds and alignment of every ref, node header sanity, checksums, padding, the role each position \
-            requires, tree shape and key order, the free list (sorted, disjoint, inside the file), overlaps \
-            between live nodes, overlaps of live nodes with free space, space that is neither live nor free, the \
-            schema's consistency, object counts, every link against the target's backlinks and back, and every \
-            search index against its column's values.
+            First the header: the identity sector (magic, format version, geometry, checksum), each commit slot \
+            (checksum, file id, bounds) and the reserved bytes. The current version is the highest whole one, as \
+            the engine chooses it; a slot above it that is not whole (a commit cut short, or damage to what the \
+            latest commits wrote) is a finding that names the range that fails. Then the engine's integrity walk \
+            (columnar_verify) over the current version, or the one --slot names, reading every node reachable \
+            from its top node: bounds and alignment of every ref, node header sanity, checksums, padding, the role \
+            each position requires, tree shape and key order, the free list (sorted, disjoint, inside the file), \
+            overlaps between live nodes, overlaps of live nodes with free space, space that is neither live nor \
+            free, the schema's consistency, object counts, every link against the target's backlinks and back, and \
+            every search index against its column's values.
 
             The walk runs on the tool's own read-only mapping, so it also checks a version the engine would \
-            refuse to open (a damaged top node or schema) and reports where the damage is. Each finding is one \
+            not open (with --slot, one that is not whole) and reports where the damage is. Each finding is one \
             line: the file offset where the problem was found, and what is wrong.
 
             Several files may be given; each is checked on its own and the exit status is the worst of them. \
@@ -29,7 +31,7 @@ struct VerifyCommand: ParsableCommand {
               0  every file is sound
               1  findings (listed with offsets)
               2  a file cannot be read at all: missing, unreadable, not a Columnar file, another format \
-            version, or no usable header slot (with the reasons as findings)
+            version, no whole version, or a --slot that is not usable (with the reasons as findings)
 
             EXAMPLES
               columnar-inspect verify data.columnar

@@ -30,6 +30,9 @@ final class ReadOnlyDatabase {
         columnar_close(db)
     }
 
+    /// The version the read transaction reads (columnar_txn_version).
+    var version: UInt64 { columnar_txn_version(txn) }
+
     /// Runs `body` with the read transaction (for the query engine, which takes the transaction itself).
     func withTransaction<R>(_ body: (OpaquePointer) throws -> R) rethrows -> R { try body(txn) }
 

@@ -18,6 +18,14 @@ extension Inspector {
         return Array(UnsafeBufferPointer(start: pointer, count: Int(size)))
     }
 
+    /// Whether the `size` bytes at `offset` have the CRC-32C `crc` (columnar_inspect_checksum); nil when they lie
+    /// outside the file.
+    func bytes(at offset: UInt64, count size: UInt64, haveChecksum crc: UInt64) -> Bool? {
+        var pointer: UnsafePointer<UInt8>?
+        guard columnar_inspect_bytes(handle, offset, size, &pointer) == COLUMNAR_OK, let pointer else { return nil }
+        return crc <= UInt64(UInt32.max) && columnar_inspect_checksum(pointer, Int(size)) == UInt32(crc)
+    }
+
     /// The file's size in bytes.
     var fileSizeBytes: UInt64 { header.file_size_bytes }
 }

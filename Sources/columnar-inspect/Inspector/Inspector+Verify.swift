@@ -22,39 +22,36 @@ extension Inspector {
         return findings.items
     }
 
-    /// What is wrong with the header (the first 4096 bytes), as findings: the reason the engine would refuse the
-    /// file, reserved bytes that are not zero, a selector that is not 0 or 1 or that picks the older version, and
-    /// a written slot that fails its checksum. A slot that was never written (all zero) is not a finding.
+    /// What is wrong with the header (the first 8192 bytes), as findings: the reason the engine would refuse the
+    /// file, a reserved byte that is not zero, a written slot that fails its checksum or is not usable, and a
+    /// slot above the current version whose version is not whole (a commit that did not reach the disk whole: a
+    /// crash or a failed sync cut it short, and the next writer's repair removes it). An empty slot is normal, and
+    /// so is an older version that is no longer whole (later commits may reuse the space it freed).
     func headerFindings() -> [Finding] {
         let header = self.header
         var findings: [Finding] = []
         if let status { findings.append(Finding(offset: status.offset, what: status.message)) }
-        guard header.header_bytes_present >= 128 else { return findings }
+        guard header.header_bytes_present >= Inspector.sectorBytes else { return findings }
         if header.reserved_nonzero_at != 0 {
             findings.append(Finding(offset: UInt64(header.reserved_nonzero_at), what: "reserved header byte at "
                                     + "\(header.reserved_nonzero_at) is not zero (the engine writes zeros there)"))
         }
-        if header.selector > 1 {
-            findings.append(Finding(offset: 16, what: "the slot selector at offset 16 is \(header.selector), neither "
-                                    + "0 nor 1; the engine falls back to the usable slot with the higher version"))
-        }
-        let slots = [header.slots.0, header.slots.1]
-        for (index, slot) in slots.enumerated() where !slot.is_zero && !slot.checksum_valid {
-            findings.append(Finding(offset: UInt64(32 + 48 * index), what: "header slot \(index) (offset "
-                + "\(32 + 48 * index)) fails its checksum (stored \(hex32(slot.stored_checksum)), computed "
-                + "\(hex32(slot.computed_checksum))): a torn header write or damage"))
-        }
-        let current = Int(header.current_slot)
-        if current >= 0 {
-            if header.selector <= 1 && Int(header.selector) != current {
-                findings.append(Finding(offset: 16, what: "the selector picks slot \(header.selector), which is not "
-                    + "usable; the engine opens slot \(current) (version \(slots[current].version))"))
-            }
-            let other = slots[1 - current]
-            if other.usable && other.version > slots[current].version {
-                findings.append(Finding(offset: 16, what: "the selector picks slot \(current) (version "
-                    + "\(slots[current].version)) although slot \(1 - current) holds the later version "
-                    + "\(other.version); a commit always selects the slot it wrote"))
+        let slots = self.slots
+        let current = header.current_slot >= 0 ? slots[Int(header.current_slot)] : nil
+        let opens = current.map { "; the engine opens version \($0.version) (slot \(header.current_slot))" } ?? ""
+        for (index, slot) in slots.enumerated() where !slot.is_zero {
+            let problem = fixedString(slot.problem)
+            if !slot.checksum_valid {
+                findings.append(Finding(offset: slot.offset, what: "header slot \(index) (offset \(slot.offset)) "
+                    + "fails its checksum (stored \(hex32(slot.stored_checksum)), computed "
+                    + "\(hex32(slot.computed_checksum))): damage, or a slot write the disk did not finish" + opens))
+            } else if !slot.usable {
+                findings.append(Finding(offset: slot.offset, what: "header slot \(index) (offset \(slot.offset), "
+                    + "version \(slot.version)) is not usable: it \(problem)" + opens))
+            } else if !slot.whole && slot.version > current?.version ?? 0 {
+                findings.append(Finding(offset: slot.offset, what: "header slot \(index) (offset \(slot.offset)) "
+                    + "holds version \(slot.version), which is not whole (a commit cut short by a crash or a failed "
+                    + "sync; the next writer's repair removes it): \(problem)" + opens))
             }
         }
         return findings

@@ -62,8 +62,19 @@ final class Inspector {
 
     deinit { columnar_inspector_close(handle) }
 
+    /// The header's sector size (format.h, CF_SECTOR_BYTES): the identity and each commit slot fill one sector.
+    static let sectorBytes: UInt64 = 512
+    /// The header's size (format.h, CF_HEADER_BYTES): the identity sector and one sector per commit slot.
+    static let headerBytes: UInt64 = sectorBytes * UInt64(1 + COLUMNAR_HEADER_SLOTS)
+
     /// columnar_inspector_header: the header decoded field by field.
     var header: columnar_header_info { columnar_inspector_header(handle).pointee }
+
+    /// The header's commit slots, in slot order (slot i is sector i + 1).
+    var slots: [columnar_slot_info] {
+        var header = self.header
+        return withUnsafeBytes(of: &header.slots) { Array($0.bindMemory(to: columnar_slot_info.self)) }
+    }
 
     /// columnar_inspector_status: 0, or why the engine would refuse the file.
     var status: EngineFailure? {

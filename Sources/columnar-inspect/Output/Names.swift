@@ -59,7 +59,7 @@ enum Names {
 
     private static let roles = ["invalid", "TOP", "META", "SCHEMA", "TABLES", "FREE_POS", "FREE_SIZE", "FREE_VERSION",
                                 "TABLE", "INDEXES", "INNER", "CLUSTER", "KEYS", "COLUMN", "VALUES", "BLOB", "NULLS",
-                                "LIST_INNER", "DICT"]
+                                "LIST_INNER", "DICT", "COMMIT_RECORD"]
 
     static func role(_ role: UInt8) -> String { Int(role) < roles.count ? roles[Int(role)] : "invalid" }
 

@@ -45,7 +45,7 @@ enum ExitStatus {
     static let sound = ExitCode(0)
     /// The command found damage (listed with offsets) and showed what it could decode.
     static let findings = ExitCode(1)
-    /// The file cannot be read at all: missing, unreadable, not a Columnar file, or no usable header slot.
+    /// The file cannot be read at all: missing, unreadable, not a Columnar file, or no whole version.
     static let unreadable = ExitCode(2)
 
     static func forFindings(_ findings: [Finding]) -> ExitCode { findings.isEmpty ? sound : self.findings }

@@ -33,7 +33,7 @@ extension SpaceMap {
 
     func legend(names: OwnerNames) -> [LegendEntry] {
         var entries = [LegendEntry(color: SpacePalette.header, label: "header", kind: .header,
-                                   sizeBytes: min(4096, fileSizeBytes))]
+                                   sizeBytes: min(SpaceMap.headerBytes, fileSizeBytes))]
         for total in owners {
             entries.append(LegendEntry(
                 color: SpacePalette.color(of: total.owner),

@@ -39,8 +39,8 @@ struct SpaceMap {
         var nodeCount = 0
     }
 
-    /// The header's size (format.h, CF_HEADER_BYTES): the first 4096 bytes of every file.
-    static let headerBytes: UInt64 = 4096
+    /// The header's size: the first 8192 bytes of every file.
+    static let headerBytes = Inspector.headerBytes
 
     let fileSizeBytes: UInt64
     let usedSizeBytes: UInt64
@@ -58,6 +58,14 @@ struct SpaceMap {
     private(set) var findings: [Finding] = []
 
     var preallocatedBytes: UInt64 { fileSizeBytes > usedSizeBytes ? fileSizeBytes - usedSizeBytes : 0 }
+
+    /// The sum of `values`, or UInt64.max when it would overflow (sizes read from a damaged file).
+    static func saturatingSum<S: Sequence>(_ values: S) -> UInt64 where S.Element == UInt64 {
+        values.reduce(0) { total, value in
+            let (sum, overflow) = total.addingReportingOverflow(value)
+            return overflow ? .max : sum
+        }
+    }
 
     /// Walks the inspector's version and reads its free list.
     init(inspector: Inspector) throws {
@@ -81,7 +89,8 @@ struct SpaceMap {
         }
         liveNodeCount = nodes.count
         liveBytes = nodes.reduce(0) { $0 + ($1.end - $1.start) }
-        freeBytes = freeList.reduce(0) { $0 + $1.size_bytes }
+        // A damaged free list may hold any sizes: the sum saturates instead of trapping.
+        freeBytes = SpaceMap.saturatingSum(freeList.map(\.size_bytes))
         owners = totals.values.sorted { ($0.owner.table &+ 1, $0.owner.column &+ 1, $0.owner.inIndex ? 1 : 0)
                                         < ($1.owner.table &+ 1, $1.owner.column &+ 1, $1.owner.inIndex ? 1 : 0) }
         buildRegions(nodes: nodes)
@@ -93,7 +102,9 @@ struct SpaceMap {
             ($0.start, $0.end, $0.owner, nil)
         }
         for entry in freeList where entry.size_bytes > 0 && entry.pos < usedSizeBytes {
-            items.append((entry.pos, min(entry.pos &+ entry.size_bytes, usedSizeBytes), nil, entry.version))
+            // Clipped to the used size without overflow, whatever size a damaged entry claims.
+            let end = entry.size_bytes > usedSizeBytes - entry.pos ? usedSizeBytes : entry.pos + entry.size_bytes
+            items.append((entry.pos, end, nil, entry.version))
         }
         items.sort { ($0.start, $0.owner == nil ? 0 : 1) < ($1.start, $1.owner == nil ? 0 : 1) }
         let headerEnd = min(SpaceMap.headerBytes, fileSizeBytes)
