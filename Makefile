@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench microbench asan crash-long tsan
+.PHONY: test main bench microbench asan crash-long tsan powercut
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -37,6 +37,17 @@ asan:
 crash-long:
 	bash scripts/setup.sh
 	COLUMNAR_CRASH_ITERATIONS=2000 $(SWIFT) test --filter CrashRecoveryTests
+
+# The power-cut campaign: N cuts (default 10,000) of mixed workloads by one or two writer processes through the
+# page-cache model (kills, failed syncs, random writeback), each checked against a model of the commits
+# (docs/Reliability.md). Release build; SEED picks the run (default: the time).
+N ?= 10000
+SEED ?= $(shell date +%s)
+powercut:
+	bash scripts/setup.sh
+	$(SWIFT) build -c release --product ColumnarTestWorker
+	"$$($(SWIFT) build -c release --show-bin-path)/ColumnarTestWorker" powercut-campaign --cuts $(N) --seed $(SEED) \
+		--dir "$${TMPDIR:-/tmp}"
 
 # Readers and writers together under ThreadSanitizer.
 tsan:

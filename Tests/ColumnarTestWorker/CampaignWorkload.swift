@@ -4,8 +4,8 @@
 // Writer w owns tables "w<w>_meta" (one object: INT "commits", the number of its commits applied) and
 // "w<w>_items" (INT "id" as primary key, so an ordered search index; nullable STRING "s"; LIST<INT> "l";
 // SET<STRING> "t"; DICTIONARY<INT> "m"). A commit updates, inserts or deletes a few items, changes their
-// collections, rewrites many of them, or inserts a large batch (over a megabyte, so the commit takes the path
-// that syncs its nodes before its slot). Because every choice comes from the seed and the model, any process
+// collections, rewrites many of them, inserts a large batch (over a megabyte, so the commit takes the path that
+// syncs its nodes before its slot), or, once the table is large, deletes a third of it. Because every choice comes from the seed and the model, any process
 // can rebuild the state after k commits of a writer and compare it with what a file holds.
 
 import CColumnar
@@ -56,18 +56,20 @@ enum CampaignOp {
 /// A writer's state: its items and the next free id.
 struct CampaignModel {
     var items: [Int64: CampaignItem] = [:]
+    /// The ids of `items`, ascending (kept in order as items come and go, so no commit has to sort them).
+    private(set) var ids: [Int64] = []
     var nextId: Int64 = 1
     var commits: Int64 = 0
 
     /// The changes of commit number `commits + 1` of writer `writer`.
     func operations(seed: UInt64, writer: Int) -> [CampaignOp] {
         var random = CampaignRandom(seed, UInt64(writer), UInt64(commits + 1))
-        let ids = items.keys.sorted()
         var ops: [CampaignOp] = []
         var nextId = self.nextId
         func newString() -> String? { random.below(10) == 0 ? nil : random.text(4 + random.below(20)) }
         func pick() -> Int64? { ids.isEmpty ? nil : ids[random.below(ids.count)] }
-        let kind = random.below(100)
+        // A table grown past a few thousand items sheds some, so that rebuilding and checking stay quick.
+        let kind = ids.count > 2_500 ? 100 : random.below(100)
         switch kind {
         case 0..<40:
             for _ in 0..<(1 + random.below(3)) { if let id = pick() { ops.append(.setString(id: id, s: newString())) } }
@@ -97,6 +99,8 @@ struct CampaignModel {
             }
         case 90..<96:
             for _ in 0..<(50 + random.below(150)) { if let id = pick() { ops.append(.setString(id: id, s: newString())) } }
+        case 100:
+            for index in stride(from: 0, to: ids.count, by: 3) { ops.append(.delete(id: ids[index])) }
         default:
             // Over a megabyte: the commit syncs its nodes before its slot.
             for _ in 0..<1_500 {
@@ -111,10 +115,9 @@ struct CampaignModel {
     mutating func apply(_ ops: [CampaignOp]) {
         for op in ops {
             switch op {
-            case .insert(let id, let s):
-                items[id] = CampaignItem(s: s)
-                nextId = max(nextId, id + 1)
-            case .delete(let id): items[id] = nil
+            case .insert(let id, let s): add(CampaignItem(s: s), id: id)
+            case .delete(let id):
+                if items.removeValue(forKey: id) != nil { removeId(id) }
             case .setString(let id, let s): items[id]?.s = s
             case .listInsert(let id, let index, let value): items[id]?.l.insert(value, at: index)
             case .listRemove(let id, let index): items[id]?.l.remove(at: index)
@@ -125,6 +128,31 @@ struct CampaignModel {
             }
         }
         commits += 1
+    }
+
+    /// Adds (or replaces) the item `id`.
+    mutating func add(_ item: CampaignItem, id: Int64) {
+        if items.updateValue(item, forKey: id) == nil { insertId(id) }
+        nextId = max(nextId, id + 1)
+    }
+
+    /// The position of `id` in `ids`, or where it would go.
+    private func position(of id: Int64) -> Int {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    private mutating func insertId(_ id: Int64) {
+        if ids.last.map({ $0 < id }) ?? true { ids.append(id) } else { ids.insert(id, at: position(of: id)) }
+    }
+
+    private mutating func removeId(_ id: Int64) {
+        let at = position(of: id)
+        if at < ids.count && ids[at] == id { ids.remove(at: at) }
     }
 
     /// Whether `other` holds the same commits and items (the next free id is the writer's business).
@@ -309,8 +337,7 @@ struct CampaignTables {
                     try check(columnar_coll_get(txn, items, key, m, index, &value), "dict get")
                     item.m[dictKey] = value.`as`.i
                 }
-                model.items[id] = item
-                model.nextId = max(model.nextId, id + 1)
+                model.add(item, id: id)
             }
         }
         return model
