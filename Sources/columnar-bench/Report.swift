@@ -79,16 +79,7 @@ struct Report: Codable {
             ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine))] : [])
                 + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine))] : []))
         }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        let leftAligned: Set<Int> = [0, 1]
-        for (rowIndex, row) in rows.enumerated() {
-            let cells = row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return leftAligned.contains(column) ? cell + padding : padding + cell
-            }
-            lines.append(String(cells.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()))
-            if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
-        }
+        lines += Self.tableLines(rows, leftAligned: [0, 1])
 
         lines.append("")
         let batched = results.filter { ($0.latency?.operationsPerSample ?? 1) > 1 }
@@ -120,6 +111,23 @@ struct Report: Codable {
         lines.append("file size: bytes on disk after the run (SQLite: database + WAL; Columnar: the data file, "
             + "which grows in preallocated steps; lock files not counted).")
         return lines.joined(separator: "\n")
+    }
+
+    /// A header row and data rows as aligned text columns, the header underlined; columns in `leftAligned` are
+    /// padded on the right, the others (numbers) on the left.
+    static func tableLines(_ rows: [[String]], leftAligned: Set<Int>) -> [String] {
+        guard let header = rows.first else { return [] }
+        var lines: [String] = []
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for (rowIndex, row) in rows.enumerated() {
+            let cells = row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return leftAligned.contains(column) ? cell + padding : padding + cell
+            }
+            lines.append(String(cells.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()))
+            if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        return lines
     }
 
     /// Columnar's throughput over another engine's (`baselineEngine`) for the same workload, on Columnar's row.

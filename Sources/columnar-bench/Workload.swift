@@ -276,6 +276,17 @@ struct WorkloadRunner {
         }
 
         // b. Single-object durable commits on a 10,000-object table.
+        for engine in engines {
+            results.append(try singleObjectCommits(engine, workload: "single-object commits", fileName: "commits"))
+        }
+        return results
+    }
+
+    /// Workload b on one engine: creates the update table (not measured), makes `commitCount` single-object durable
+    /// commits, then reopens the table and checks every object.
+    mutating func singleObjectCommits(_ engine: any BenchmarkEngine, workload: String, fileName: String) throws
+        -> WorkloadResult
+    {
         let updateData = DataSet(seed: configuration.seed &+ 2)
         let tableCount = configuration.updateTableObjectCount
         var updateGenerator = SplitMix64(seed: configuration.seed &+ 3)
@@ -285,26 +296,24 @@ struct WorkloadRunner {
         }
         var expectedSmall = (0 ..< tableCount).map { updateData.row(at: $0).small }
         for update in updates { expectedSmall[update.rowIndex] = update.newSmall }
-        for engine in engines {
-            let path = databasePath(engine, "commits")
-            removeFiles(of: engine, at: path)
-            progress("\(engine.name): creating the \(tableCount)-object table for single-object commits")
-            try engine.createUpdateTable(path: path, data: updateData, rowCount: tableCount)
-            results.append(try measure("single-object commits", engine, path,
-                                       operations: configuration.commitCount) { recorder in
-                try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
-            })
-            let actualSmall = try engine.smallColumn(path: path, rowCount: tableCount)
-            if let rowIndex = actualSmall.indices.first(where: { actualSmall[$0] != expectedSmall[$0] }) {
-                throw BenchError.wrongAnswer(
-                    engine: engine.name,
-                    what: "after the commits, row \(rowIndex) holds \(actualSmall[rowIndex]), "
-                        + "expected \(expectedSmall[rowIndex])")
-            }
-            results[results.count - 1].notes.append("reopened and checked all \(tableCount) objects")
-            if !keepFiles { removeFiles(of: engine, at: path) }
+
+        let path = databasePath(engine, fileName)
+        removeFiles(of: engine, at: path)
+        progress("\(engine.name): creating the \(tableCount)-object table for single-object commits")
+        try engine.createUpdateTable(path: path, data: updateData, rowCount: tableCount)
+        var result = try measure(workload, engine, path, operations: configuration.commitCount) { recorder in
+            try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
         }
-        return results
+        let actualSmall = try engine.smallColumn(path: path, rowCount: tableCount)
+        if let rowIndex = actualSmall.indices.first(where: { actualSmall[$0] != expectedSmall[$0] }) {
+            throw BenchError.wrongAnswer(
+                engine: engine.name,
+                what: "after the commits, row \(rowIndex) holds \(actualSmall[rowIndex]), "
+                    + "expected \(expectedSmall[rowIndex])")
+        }
+        result.notes.append("reopened and checked all \(tableCount) objects")
+        if !keepFiles { removeFiles(of: engine, at: path) }
+        return result
     }
 
     /// Runs `body`, which times its operations with the recorder, and reports them. `operations` is how many it
@@ -314,7 +323,16 @@ struct WorkloadRunner {
         _ workload: String, _ engine: any EngineIdentity, _ path: String, operations expectedOperations: Int?,
         operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
     ) throws -> WorkloadResult {
-        progress("\(engine.name): \(workload) (" + (expectedOperations.map { "\($0) operations" } ?? "repeated") + ")")
+        try measure(workload, engineName: engine.name, dataFiles: engine.dataFiles(at: path),
+                    operations: expectedOperations, operationsPerSample: operationsPerSample, body)
+    }
+
+    /// `measure` for a row named otherwise than after an engine.
+    mutating func measure(
+        _ workload: String, engineName: String, dataFiles: [String], operations expectedOperations: Int?,
+        operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
+    ) throws -> WorkloadResult {
+        progress("\(engineName): \(workload) (" + (expectedOperations.map { "\($0) operations" } ?? "repeated") + ")")
         if !PeakMemory.reset() { peakMemoryIsPerRun = false }
         var recorder = LatencyRecorder(expectedOperations: expectedOperations ?? 1024,
                                        operationsPerSample: operationsPerSample)
@@ -324,12 +342,12 @@ struct WorkloadRunner {
         let elapsedSeconds = Double(recorder.runNanoseconds) / 1e9
         return WorkloadResult(
             workload: workload,
-            engine: engine.name,
+            engine: engineName,
             operationCount: operations,
             elapsedSeconds: elapsedSeconds,
             operationsPerSecond: elapsedSeconds > 0 ? Double(operations) / elapsedSeconds : 0,
             latency: recorder.summary(),
-            fileSizeBytes: engine.dataFiles(at: path).reduce(0) { $0 + fileSizeBytes($1) },
+            fileSizeBytes: dataFiles.reduce(0) { $0 + fileSizeBytes($1) },
             peakMemoryBytes: peakMemoryBytes,
             notes: recorder.notes)
     }
