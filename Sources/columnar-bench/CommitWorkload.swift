@@ -7,8 +7,8 @@
 //      in the databases' directory (CommitProbe, in C): what one durable write costs here.
 //   2. io options probe (a table of its own): the write pattern of a commit, k = 1 and 4 node pages + a 512-byte
 //      header sector + one data sync, done each way the engine could do it (pwritev, io_uring linked with and
-//      without SINGLE_ISSUER|DEFER_TASKRUN, registered files and buffers, O_DIRECT, RWF_DSYNC). Ratio: p50 over
-//      the reference's.
+//      without SINGLE_ISSUER|DEFER_TASKRUN, registered files and buffers, O_DIRECT, RWF_DSYNC, and O_DIRECT through
+//      io_uring with the writes in parallel and a drained sync). Ratio: p50 over the reference's.
 //   3. single-object durable commits on Columnar, through io_uring and through pwrite (COLUMNAR_OPEN_NO_IO_URING):
 //      the storage suite's workload b (each commit sets `small` of one object of a 10,000-object table). Ratios:
 //      p50 over the reference's (target: at most 1.5) and commits/s over SQLite's.
@@ -19,8 +19,10 @@
 //      commits/s over the same engine's single-object commits/s (Columnar's target: at least 4) and Columnar's
 //      over SQLite's.
 //   6. processes committing at once: `commitProcessCount` processes (the harness run again as `commit-worker`,
-//      CommitWorker.swift) each increment a counter of their own --commits times on the same file. Ratios as in 5.
-// After 5 and 6 the file is reopened and each counter must have grown by exactly the commits its committer saw
+//      CommitWorker.swift) each increment a counter of their own --commits times on the same file. Ratios as in 5,
+//      without a target.
+// They run in the order 1, 3, 4, 2, 5, 6, so that the single commits follow the reference line they are compared
+// with. After 5 and 6 the file is reopened and each counter must have grown by exactly the commits its committer saw
 // acknowledged ("lost: 0"); anything else fails the run. Threads and processes use each engine's default commit
 // path (Columnar: io_uring where the kernel allows it).
 
@@ -73,14 +75,28 @@ extension WorkloadRunner {
         guard let commitEngines else { return [] }
         var results: [WorkloadResult] = []
 
-        // 1 and 2: the reference line and the probe, on one file prepared before anything is timed.
+        // 1. The reference line, on a file prepared before anything is timed, which the probe (2) uses too.
         let probePath = "\(directory)/commit-probe.bin"
         progress("preparing the \(CommitProbe.fileSizeBytes >> 20) MiB file of the commit probes")
         try CommitProbe.prepareFile(at: probePath)
         var reference = try probeResult(CommitProbe.reference, path: probePath, workload: Self.referenceWorkload,
                                         engineName: Self.referenceEngine)
         reference.table = .commit
+        reference.notes.append("ops/s: syncs a second")
         results.append(reference)
+
+        // 3 and 4: workload b of the storage suite, each engine on a file of its own; right after the reference
+        // line, which their p50 is compared with, so that both see the disk in the same mood.
+        for engine in [commitEngines.columnar, commitEngines.columnarPwrite] as [any CounterCommitEngine]
+            + [commitEngines.sqlite]
+        {
+            var row = try singleObjectCommits(engine, workload: Self.singleCommitWorkload,
+                                              fileName: "commit-single-\(engine.workerEngineName)")
+            row.table = .commit
+            results.append(row)
+        }
+
+        // 2. The io options probe.
         for nodeWrites in CommitProbe.probeNodeWrites {
             for method in CommitProbe.probeMethods {
                 var row = try probeResult(CommitProbe(method: method, nodeWrites: nodeWrites), path: probePath,
@@ -90,16 +106,6 @@ extension WorkloadRunner {
             }
         }
         if !keepFiles { unlink(probePath) }
-
-        // 3 and 4: workload b of the storage suite, each engine on a file of its own.
-        for engine in [commitEngines.columnar, commitEngines.columnarPwrite] as [any CounterCommitEngine]
-            + [commitEngines.sqlite]
-        {
-            var row = try singleObjectCommits(engine, workload: Self.singleCommitWorkload,
-                                              fileName: "commit-single-\(engine.workerEngineName)")
-            row.table = .commit
-            results.append(row)
-        }
 
         // 5. Threads.
         for (engine, sharedHandle) in [(commitEngines.columnar, true), (commitEngines.columnar, false)]

@@ -212,19 +212,23 @@ enum ReportTable: String, Codable {
 struct PeerRatio: Codable {
     /// What is compared: "p50" (latency: below 1 is faster) or a throughput such as "commits/s" (above 1 is faster).
     var measure: String
-    /// Whom it is compared with, as the report names it ("reference", "SQLite", "1 thread").
+    /// Whom it is compared with, as the report names it ("reference", "SQLite", "1 committer").
     var peer: String
     var value: Double
     /// The target: the ratio must be at most this (latencies) ...
-    var targetAtMost: Double? = nil
+    var targetAtMost: Double?
     /// ... or at least this (throughputs).
-    var targetAtLeast: Double? = nil
-
+    var targetAtLeast: Double?
     /// Whether the target is met; nil without a target.
-    var meetsTarget: Bool? {
-        if let targetAtMost { return value <= targetAtMost }
-        if let targetAtLeast { return value >= targetAtLeast }
-        return nil
+    var meetsTarget: Bool?
+
+    init(measure: String, peer: String, value: Double, targetAtMost: Double? = nil, targetAtLeast: Double? = nil) {
+        self.measure = measure
+        self.peer = peer
+        self.value = value
+        self.targetAtMost = targetAtMost
+        self.targetAtLeast = targetAtLeast
+        meetsTarget = targetAtMost.map { value <= $0 } ?? targetAtLeast.map { value >= $0 }
     }
 }
 
