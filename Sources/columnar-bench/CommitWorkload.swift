@@ -192,7 +192,8 @@ extension WorkloadRunner {
         var outcomes: [ThreadOutcome] = []
         var startNanoseconds: UInt64 = 0
         var result = try measure(workload, engine, path, operations: threadCount * commitCount) { recorder in
-            // Opened before the threads start; closed (when the committers go away) before the counters are read.
+            // Opened before the threads start; closed when the committers go away, once the threads are done with
+            // them (the counters are then read through a handle of their own, which sees every committed version).
             let committers = try engine.openCounterCommitters(path: path, rowIndexes: Array(0 ..< threadCount),
                                                               sharedHandle: sharedHandle)
             outcomes = runThreadsStartingTogether(threadCount, onStart: {

@@ -42,7 +42,8 @@ typedef enum bench_commit_method {
     /** One pwritev per node page, one for the header sector, then fdatasync. */
     BENCH_COMMIT_PWRITEV = 2,
     /** io_uring with default ring flags: the node writes, the header write and an IORING_OP_FSYNC
-     *  (IORING_FSYNC_DATASYNC) joined with IOSQE_IO_LINK in one submission; one wait for every completion. */
+     *  (IORING_FSYNC_DATASYNC) joined with IOSQE_IO_LINK in one submission, then a wait for each completion in
+     *  turn (as the engine's commit waits). */
     BENCH_COMMIT_URING_LINKED = 3,
     /** As BENCH_COMMIT_URING_LINKED on a ring set up with IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN
      *  (default flags where the kernel refuses them; the probe's note says so). */
