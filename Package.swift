@@ -27,14 +27,17 @@ let package = Package(
         ),
         // The system SQLite, for side-by-side benchmarks and differential tests.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // Plain C loops over an int64_t array: the baseline columnar-bench's query suite measures scans against.
-        // The same C settings as CColumnar, so both are compiled alike.
+        // The baselines columnar-bench measures against: plain C loops over an int64_t array (the query suite's
+        // scans) and durable writes of a commit's pattern done each way the engine could (the commit suite's
+        // reference line and io options probe, hence liburing). The same C settings as CColumnar, so both are
+        // compiled alike.
         .target(
             name: "CBenchBaseline",
             cSettings: [
                 .define("_GNU_SOURCE"),
                 .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter", "-fno-strict-aliasing"]),
-            ]
+            ],
+            linkerSettings: [.linkedLibrary("uring")]
         ),
         .target(name: "QueryVM", dependencies: ["CColumnar"]),
         .target(name: "Columnar", dependencies: ["QueryVM", "CColumnar"]),

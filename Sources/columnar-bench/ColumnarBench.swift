@@ -1,7 +1,9 @@
 // columnar-bench: runs the same workloads on Columnar and on SQLite in one process and prints one table.
-// Three suites: storage (each engine's C API; Workload.swift), objects (Columnar's Swift object API against
-// SQLite's C API; ObjectWorkload.swift) and query (Results' filter, count, aggregates and sorts against SQLite with
-// indexes and a plain C loop; QueryWorkload.swift), selected with --suite.
+// Four suites: storage (each engine's C API; Workload.swift), objects (Columnar's Swift object API against
+// SQLite's C API; ObjectWorkload.swift), query (Results' filter, count, aggregates and sorts against SQLite with
+// indexes and a plain C loop; QueryWorkload.swift) and commit (durable commits against a raw write + sync, from
+// threads and processes; CommitWorkload.swift, with two tables of its own), selected with --suite. The commit
+// suite's other processes are this program again, run as `columnar-bench commit-worker ...` (CommitWorker.swift).
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -30,7 +32,18 @@ struct ColumnarBench: ParsableCommand {
             Query suite (Columnar through Results; SQLite with an index on every filtered or sorted column; a plain \
             C loop over an int64_t array for the scans): count of intCol > x (50 % and 1 % match), sum, min, max and \
             average over --scan-objects objects; count of stringCol BEGINSWITH 'ab', sort by an Int and by a \
-            String reading every id, over --objects objects; --lookups lookups of an indexed String.
+            String reading every id, over --objects objects; --lookups lookups of an indexed String. \
+            Commit suite (durable commits: Columnar with durability FULL, SQLite with WAL and synchronous=FULL; \
+            --commits commits per committer): a reference line, one 4 KiB pwrite + fdatasync in a preallocated, \
+            zero-filled file beside the databases; an io options probe, a commit's write pattern (k = 1 and 4 \
+            node pages, a 512-byte header sector, one data sync) through pwritev, io_uring (linked, with and \
+            without SINGLE_ISSUER|DEFER_TASKRUN, registered file and buffers), O_DIRECT and RWF_DSYNC, in a table \
+            of its own; single-object commits on a 10,000-object table on Columnar through io_uring and through \
+            pwrite and on SQLite, with p50 against the reference (Columnar's target: at most 1.5x) and commits/s \
+            against SQLite; 8 threads each incrementing an object of their own, on Columnar with one shared \
+            handle and with a handle each and on SQLite with a connection each, against one committer (target: \
+            at least 4x); 2 processes doing the same on one file. After the threads and the processes, each \
+            counter is checked against the commits its committer saw acknowledged ("lost: 0").
             """)
 
     static let defaultObjectCount = 1_000_000
@@ -41,18 +54,27 @@ struct ColumnarBench: ParsableCommand {
     static let quickLookupCount = 10_000
     static let defaultScanObjectCount = 10_000_000
     static let quickScanObjectCount = 200_000
+    /// Threads and processes of the commit suite's concurrent workloads.
+    static let commitThreadCount = 8
+    static let commitProcessCount = 2
     /// Each query is timed at least 5 times, and again while its timed runs took under 0.2 s in all (at most
     /// 100,000 times): a scan of tens of milliseconds is timed 5 times, an index read of a microsecond thousands
     /// of times, so neither a cold first run nor the clock's resolution decides its figure.
     static let queryRepetitions = QueryRepetitions(minimum: 5, maximum: 100_000, minimumNanoseconds: 200_000_000)
 
-    @Option(help: "Workloads to run: storage (C API), objects (Swift object API), query (Results queries) or all.")
+    @Option(help: """
+        Workloads to run: storage (C API), objects (Swift object API), query (Results queries), commit (durable \
+        commits against a raw write + sync, threads, processes) or all.
+        """)
     var suite: BenchSuite = .all
 
     @Option(help: "Objects in the bulk-insert and object tables (default 1,000,000; 50,000 with --quick).")
     var objects: Int?
 
-    @Option(help: "Single-object durable commits (default 2,000; 300 with --quick).")
+    @Option(help: """
+        Single-object durable commits (default 2,000; 300 with --quick); in the commit suite, the commits of each \
+        committer (thread or process) and the steps of each probe.
+        """)
     var commits: Int?
 
     @Option(help: """
@@ -67,7 +89,7 @@ struct ColumnarBench: ParsableCommand {
         """)
     var scanObjects: Int?
 
-    @Flag(help: "Small sizes, for a run of well under a minute.")
+    @Flag(help: "Small sizes, for a run of well under a minute per suite.")
     var quick = false
 
     @Option(help: """
@@ -83,10 +105,23 @@ struct ColumnarBench: ParsableCommand {
     var seed: UInt64 = 20_240_601
 
     @Option(help: """
-        Objects per cluster Columnar writes in the storage suite and the query suite's tables (default: the \
-        engine's default, 256); the object suite's Realm always uses the default.
+        Objects per cluster Columnar writes in the storage suite, the query suite's tables and the commit suite \
+        (default: the engine's default, 256); the object suite's Realm and the commit suite's worker processes \
+        always use the default.
         """)
     var clusterSize: UInt32?
+
+    /// The entry point: `commit-worker` as the first argument runs a worker of the commit suite (CommitWorker.swift),
+    /// anything else the harness. The worker is not a subcommand of the harness so that the harness's usage line
+    /// and --help stay about the harness alone.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == CommitWorker.configuration.commandName {
+            CommitWorker.main(Array(arguments.dropFirst()))
+        } else {
+            main(arguments)
+        }
+    }
 
     mutating func validate() throws {
         if let objects, objects < 1 { throw ValidationError("--objects must be at least 1") }
@@ -104,6 +139,8 @@ struct ColumnarBench: ParsableCommand {
             objectCount: objects ?? (quick ? Self.quickObjectCount : Self.defaultObjectCount),
             commitCount: commits ?? (quick ? Self.quickCommitCount : Self.defaultCommitCount),
             updateTableObjectCount: 10_000,
+            commitThreadCount: Self.commitThreadCount,
+            commitProcessCount: Self.commitProcessCount,
             lookupCount: lookups ?? (quick ? Self.quickLookupCount : Self.defaultLookupCount),
             scanObjectCount: scanObjects ?? (quick ? Self.quickScanObjectCount : Self.defaultScanObjectCount),
             queryRepetitions: Self.queryRepetitions,
@@ -121,21 +158,36 @@ struct ColumnarBench: ParsableCommand {
             suite.includesObjects ? [columnarObjects, ColumnarColumnReads()] : []
         let queryEngines: [any QueryBenchmarkEngine] =
             suite.includesQuery ? [ColumnarQueryEngine(clusterSize: clusterSize), sqlite, PlainLoopBaseline()] : []
+        let commitEngines = suite.includesCommit
+            ? CommitSuiteEngines(
+                columnar: ColumnarEngine(name: "Columnar (io_uring)", clusterSize: clusterSize),
+                columnarPwrite: ColumnarEngine(name: "Columnar (pwrite)", clusterSize: clusterSize, usesIOUring: false),
+                sqlite: sqlite)
+            : nil
         let machine = MachineInfo.current(databaseDirectory: directory,
                                           sqliteVersion: String(cString: sqlite3_libversion()))
         Self.log(machine.line)
         var runner = WorkloadRunner(configuration: configuration, engines: engines, objectEngines: objectEngines,
-                                    heldReadEngines: heldReadEngines, queryEngines: queryEngines, directory: directory, keepFiles: dir != nil,
+                                    heldReadEngines: heldReadEngines, queryEngines: queryEngines,
+                                    commitEngines: commitEngines, directory: directory, keepFiles: dir != nil,
                                     progress: { Self.log("  " + $0) })
         let results = try runner.runAll()
         if suite.includesStorage { Self.log("Columnar commit path: \(columnar.commitPathDescription)") }
 
         // One line per engine set-up; SQLite serves every suite and is listed once. Then the unmeasured setup steps.
         var engineSetups: [String] = []
-        let everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
+        var everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
             + heldReadEngines.map { $0 } + queryEngines.map { $0 }
+        if let commitEngines { everyEngine += [commitEngines.columnar, commitEngines.columnarPwrite, sqlite] }
         for engine in everyEngine where !engineSetups.contains(engine.setupDescription) {
             engineSetups.append(engine.setupDescription)
+        }
+        if commitEngines != nil {
+            engineSetups.append("SQLite's concurrent committers: a connection each, busy_timeout="
+                + "\(SQLiteEngine.busyTimeoutMilliseconds) ms, BEGIN IMMEDIATE per commit")
+            engineSetups.append("commit probes: C (CBenchBaseline, commit_probe.c) on a "
+                + "\(CommitProbe.fileSizeBytes >> 20) MiB file preallocated and zero-filled beside the databases, "
+                + "\(CommitProbe.warmUpSteps) untimed steps first; node writes 4 KiB, two pages apart")
         }
         engineSetups += runner.setupNotes
         let report = Report(

@@ -1,8 +1,10 @@
 // ColumnarEngine: the workloads on Columnar, through the C API of CColumnar (columnar.h).
 //
 // Databases are opened with COLUMNAR_OPEN_CREATE and the default durability (COLUMNAR_DURABILITY_FULL: a commit
-// returns once the new version is on stable storage). Every engine call's result is checked; a failure becomes a
-// BenchError carrying ColumnarError (columnar_strerror + columnar_last_error()).
+// returns once the new version is on stable storage), through io_uring unless the engine is made for the pwrite
+// path (COLUMNAR_OPEN_NO_IO_URING). Every engine call's result is checked; a failure becomes a BenchError carrying
+// ColumnarError (columnar_strerror + columnar_last_error()). The commit suite's counters (threads and processes
+// incrementing objects of their own) are at the end.
 
 import CColumnar
 import Columnar
@@ -16,9 +18,12 @@ private func check(_ rc: Int32, _ call: @autoclosure () -> String) throws {
     }
 }
 
-final class ColumnarEngine: BenchmarkEngine {
-    let name = "Columnar"
+final class ColumnarEngine: CounterCommitEngine {
+    let name: String
     let fileExtension = "columnar"
+    /// Whether databases are opened without COLUMNAR_OPEN_NO_IO_URING (the engine then uses io_uring where the
+    /// kernel allows it).
+    let usesIOUring: Bool
     /// The commit path of the last database opened (columnar_db_commit_path_description).
     private(set) var commitPathDescription = "not opened yet"
     /// Object keys by row index, per database path: the keys columnar_obj_create handed out.
@@ -26,14 +31,20 @@ final class ColumnarEngine: BenchmarkEngine {
     /// Objects per cluster the databases are written with; nil for the engine's default.
     private let clusterSize: UInt32?
 
-    init(clusterSize: UInt32? = nil) {
+    /// `name` is the engine's name in the report: "Columnar" pairs its rows with SQLite's for the ratio column.
+    init(name: String = "Columnar", clusterSize: UInt32? = nil, usesIOUring: Bool = true) {
+        self.name = name
         self.clusterSize = clusterSize
+        self.usesIOUring = usesIOUring
     }
 
     var setupDescription: String {
-        "Columnar: durability FULL, commit path \(commitPathDescription), cluster size "
+        "\(name): durability FULL, commit path \(commitPathDescription), cluster size "
             + (clusterSize.map { "\($0)" } ?? "\(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)")
     }
+
+    /// The worker-process name of this engine (see CommitWorker.swift).
+    var workerEngineName: String { usesIOUring ? "columnar" : "columnar-pwrite" }
 
     func dataFiles(at path: String) -> [String] { [path] }
     func allFiles(at path: String) -> [String] { [path, path + ".lock"] }
@@ -194,7 +205,8 @@ final class ColumnarEngine: BenchmarkEngine {
 
     private func open(_ path: String, create: Bool) throws -> OpaquePointer {
         var options = columnar_open_options()
-        options.flags = create ? COLUMNAR_OPEN_CREATE.rawValue : 0
+        options.flags = (create ? COLUMNAR_OPEN_CREATE.rawValue : 0)
+            | (usesIOUring ? 0 : COLUMNAR_OPEN_NO_IO_URING.rawValue)
         options.durability = COLUMNAR_DURABILITY_FULL
         options.cluster_size = clusterSize ?? 0
         var db: OpaquePointer?
@@ -347,6 +359,81 @@ final class ColumnarEngine: BenchmarkEngine {
     private func knownKeys(_ path: String) throws -> [columnar_key] {
         guard let keys = keysByPath[path] else { throw BenchError.setup("no objects were created in \(path)") }
         return keys
+    }
+
+    /// The keys of `table`'s objects in key order, read from the file: row indexes of a table another process made
+    /// (its keys ascend with the row index; see rememberKeys).
+    private func keysInKeyOrder(_ txn: OpaquePointer, _ table: columnar_table_id) throws -> [columnar_key] {
+        var iterator = columnar_cluster_iter()
+        try check(columnar_cluster_iter_init(txn, table, &iterator), "columnar_cluster_iter_init")
+        var cluster = columnar_cluster()
+        var keys: [columnar_key] = []
+        while true {
+            let rc = columnar_cluster_iter_next(&iterator, &cluster)
+            if rc == COLUMNAR_ENOTFOUND { return keys }
+            try check(rc, "columnar_cluster_iter_next")
+            for position in 0 ..< cluster.row_count { keys.append(columnar_array_get_int(&cluster.keys, position)) }
+        }
+    }
+
+    // MARK: Commit suite: counters
+
+    func openCounterCommitters(path: String, rowIndexes: [Int], sharedHandle: Bool) throws
+        -> [any CounterCommitter]
+    {
+        let handleCount = sharedHandle ? 1 : rowIndexes.count
+        let handles = try (0 ..< handleCount).map { _ in DatabaseHandle(try open(path, create: false)) }
+        let (table, columns) = try withReadTransaction(handles[0].db) { try findTable($0) }
+        let keys = try keysByPath[path] ?? withReadTransaction(handles[0].db) { try keysInKeyOrder($0, table) }
+        return try rowIndexes.enumerated().map { committerIndex, rowIndex in
+            guard keys.indices.contains(rowIndex) else {
+                throw wrongAnswer("the table holds \(keys.count) objects; there is no row \(rowIndex)")
+            }
+            return Counter(handle: handles[sharedHandle ? 0 : committerIndex], table: table, column: columns.small,
+                           key: keys[rowIndex], engine: self)
+        }
+    }
+
+    /// An open columnar_db, closed when the last committer using it goes away. Shared by threads: columnar.h allows
+    /// one handle to be used by many threads (caveat 1), each with transactions of its own.
+    private final class DatabaseHandle: @unchecked Sendable {
+        let db: OpaquePointer
+        init(_ db: OpaquePointer) { self.db = db }
+        deinit { columnar_close(db) }
+    }
+
+    /// Increments `small` of one object, one durable write transaction per increment (columnar_txn_begin_write,
+    /// columnar_obj_get_int, columnar_obj_set, columnar_txn_commit). Used by one thread at a time, which is what
+    /// @unchecked Sendable promises: the runner hands each committer to exactly one thread.
+    private final class Counter: CounterCommitter, @unchecked Sendable {
+        let handle: DatabaseHandle
+        let table: columnar_table_id
+        let column: columnar_col_id
+        let key: columnar_key
+        /// For its write transactions (which begin and commit on the calling thread) and error reports.
+        let engine: ColumnarEngine
+
+        init(handle: DatabaseHandle, table: columnar_table_id, column: columnar_col_id, key: columnar_key,
+             engine: ColumnarEngine) {
+            self.handle = handle
+            self.table = table
+            self.column = column
+            self.key = key
+            self.engine = engine
+        }
+
+        func increment() throws {
+            try engine.withWriteTransaction(handle.db) { txn in
+                var count: Int64 = 0
+                var isNull = false
+                try check(columnar_obj_get_int(txn, table, key, column, &count, &isNull),
+                          "columnar_obj_get_int(key \(key))")
+                var value = columnar_value()
+                value.type = COLUMNAR_TYPE_INT
+                value.as.i = count + 1
+                try check(columnar_obj_set(txn, table, key, column, &value), "columnar_obj_set(key \(key))")
+            }
+        }
     }
 
     private func wrongAnswer(_ what: String) -> BenchError { BenchError.wrongAnswer(engine: name, what: what) }

@@ -58,6 +58,28 @@ struct LatencyRecorder {
         return result
     }
 
+    /// Adds the samples of a recorder that timed the same workload elsewhere (on another thread); its operations
+    /// count as measured here. The run's interval stays this recorder's own.
+    mutating func addSamples(of other: LatencyRecorder) {
+        precondition(other.operationsPerSample == operationsPerSample, "samples of different batch sizes")
+        samplesNanoseconds += other.samplesNanoseconds
+        operationsMeasured += other.operationsMeasured
+    }
+
+    /// Adds single-operation samples timed in another process (a commit worker's), one operation each.
+    mutating func addSamples(_ samples: [UInt64]) {
+        precondition(operationsPerSample == 1, "foreign samples are of single operations")
+        samplesNanoseconds += samples
+        operationsMeasured += samples.count
+    }
+
+    /// Sets the measured interval from clock readings taken elsewhere: MonotonicClock reads CLOCK_MONOTONIC, which
+    /// every process of the machine shares, so readings of worker processes bound the run of them all.
+    mutating func setRun(startNanoseconds: UInt64, endNanoseconds: UInt64) {
+        runStartNanoseconds = startNanoseconds
+        runNanoseconds = endNanoseconds > startNanoseconds ? endNanoseconds - startNanoseconds : 0
+    }
+
     /// Percentiles of the recorded samples (nearest-rank), in microseconds; nil when nothing was recorded.
     func summary() -> LatencySummary? {
         guard !samplesNanoseconds.isEmpty else { return nil }

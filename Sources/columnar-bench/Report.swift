@@ -1,8 +1,10 @@
-// Report: turns the results into the one table people read, or into JSON for programs.
+// Report: turns the results into the tables people read, or into JSON for programs.
 //
-// One row per workload and engine: throughput, latency percentiles, size on disk, peak memory, and on
-// Columnar's rows the ratio of its throughput to SQLite's (above 1: Columnar is faster), and, where the query
-// suite ran the plain C loop, to the C loop's.
+// The main table has one row per workload and engine of the storage, object and query suites: throughput, latency
+// percentiles, size on disk, peak memory, and on Columnar's rows the ratio of its throughput to SQLite's (above 1:
+// Columnar is faster), and, where the query suite ran the plain C loop, to the C loop's. The commit suite's rows
+// carry their own ratios and make two tables of their own (Report+Commit.swift). In JSON every row is in `results`;
+// a commit-suite row says its table and ratios.
 
 import Foundation
 
@@ -48,11 +50,35 @@ struct Report: Codable {
                 + "\(Self.grouped(configuration.lookupCount)) indexed lookups, each query timed "
                 + configuration.queryRepetitions.description + " after one untimed run")
         }
+        if configuration.suite.includesCommit {
+            sizes.append("commits: \(Self.grouped(configuration.commitCount)) per committer and probe, "
+                + "\(configuration.commitThreadCount) threads, \(configuration.commitProcessCount) processes, on a "
+                + "\(Self.grouped(configuration.updateTableObjectCount))-object table")
+        }
         lines.append("suite \(configuration.suite.rawValue); sizes: " + sizes.joined(separator: "; ")
             + "; seed \(configuration.seed)")
         lines += engineSetups
-        lines.append("")
 
+        let mainResults = results.filter { $0.table == nil }
+        if !mainResults.isEmpty {
+            lines.append("")
+            lines += mainTableLines(mainResults)
+        }
+        lines += commitTableLines()
+        if !mainResults.isEmpty {
+            lines.append(peakMemoryIsPerRun
+                ? "peak RSS: VmHWM, reset before each run (both engines share one process)."
+                : "peak RSS: the process's maximum so far (the kernel refused a reset): later rows include earlier "
+                    + "ones.")
+        }
+        lines.append("file size: bytes on disk after the run (SQLite: database + WAL; Columnar: the data file, "
+            + "which grows in preallocated steps; lock files not counted).")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The main table (storage, object and query suites) and the notes under it.
+    private func mainTableLines(_ results: [WorkloadResult]) -> [String] {
+        var lines: [String] = []
         let hasLoop = results.contains { $0.engine == Self.loopEngine }
         let hasColumnReads = results.contains { $0.engine == Self.columnReadEngine }
         let header = ["workload", "engine", "ops/s", "p50 µs", "p99 µs", "max µs", "file size", "peak RSS",
@@ -75,20 +101,11 @@ struct Report: Codable {
                 latency.map { Self.microseconds($0.maxMicroseconds) } ?? "-",
                 Self.mebibytes(result.fileSizeBytes),
                 Self.mebibytes(result.peakMemoryBytes),
-                ratioText(ratio(for: result, against: Self.baselineEngine)),
-            ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine))] : [])
-                + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine))] : []))
+                ratioText(ratio(for: result, against: Self.baselineEngine, in: results)),
+            ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine, in: results))] : [])
+                + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine, in: results))] : []))
         }
-        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
-        let leftAligned: Set<Int> = [0, 1]
-        for (rowIndex, row) in rows.enumerated() {
-            let cells = row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
-                return leftAligned.contains(column) ? cell + padding : padding + cell
-            }
-            lines.append(String(cells.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()))
-            if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
-        }
+        lines += Self.tableLines(rows, leftAligned: [0, 1])
 
         lines.append("")
         let batched = results.filter { ($0.latency?.operationsPerSample ?? 1) > 1 }
@@ -114,16 +131,30 @@ struct Report: Codable {
             lines.append("\(Self.comparedEngine)/\(Self.loopEngine): the same against a plain C loop over an int64_t "
                 + "array of the same values (1: as fast as the loop; 0.33: three times slower).")
         }
-        lines.append(peakMemoryIsPerRun
-            ? "peak RSS: VmHWM, reset before each run (both engines share one process)."
-            : "peak RSS: the process's maximum so far (the kernel refused a reset): later rows include earlier ones.")
-        lines.append("file size: bytes on disk after the run (SQLite: database + WAL; Columnar: the data file, "
-            + "which grows in preallocated steps; lock files not counted).")
-        return lines.joined(separator: "\n")
+        return lines
+    }
+
+    /// A header row and data rows as aligned text columns, the header underlined; columns in `leftAligned` are
+    /// padded on the right, the others (numbers) on the left.
+    static func tableLines(_ rows: [[String]], leftAligned: Set<Int>) -> [String] {
+        guard let header = rows.first else { return [] }
+        var lines: [String] = []
+        let widths = header.indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for (rowIndex, row) in rows.enumerated() {
+            let cells = row.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return leftAligned.contains(column) ? cell + padding : padding + cell
+            }
+            lines.append(String(cells.joined(separator: "  ").reversed().drop { $0 == " " }.reversed()))
+            if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
+        }
+        return lines
     }
 
     /// Columnar's throughput over another engine's (`baselineEngine`) for the same workload, on Columnar's row.
-    private func ratio(for result: WorkloadResult, against baselineEngine: String) -> Double? {
+    private func ratio(for result: WorkloadResult, against baselineEngine: String, in results: [WorkloadResult])
+        -> Double?
+    {
         guard result.engine == Self.comparedEngine,
               let baseline = results.first(where: {
                   $0.workload == result.workload && $0.engine == baselineEngine

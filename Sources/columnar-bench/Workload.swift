@@ -9,7 +9,9 @@
 //      10,000-object table; latency per commit. Afterwards the table is reopened and checked.
 // (Letters follow the project's workload list; c runs before b because it reuses a's file.)
 // The object suite (`--suite objects`: Columnar through its Swift object API) is in ObjectWorkload.swift, the
-// query suite (`--suite query`: Results' filter, count, aggregates and sorts) in QueryWorkload.swift.
+// query suite (`--suite query`: Results' filter, count, aggregates and sorts) in QueryWorkload.swift, the commit
+// suite (`--suite commit`: durable commits against a raw write + sync, with threads and processes) in
+// CommitWorkload.swift.
 
 import Columnar
 #if canImport(Glibc)
@@ -151,6 +153,10 @@ struct BenchConfiguration: Codable {
     var objectCount: Int
     var commitCount: Int
     var updateTableObjectCount: Int
+    /// Threads committing at once in the commit suite (each makes `commitCount` commits).
+    var commitThreadCount: Int
+    /// Processes committing at once in the commit suite (each makes `commitCount` commits).
+    var commitProcessCount: Int
     /// Primary-key lookups of the object suite, and indexed-string lookups of the query suite.
     var lookupCount: Int
     /// Objects of the query suite's scan table (counts and aggregates); its item table has `objectCount`.
@@ -161,16 +167,18 @@ struct BenchConfiguration: Codable {
 }
 
 /// Which workloads a run executes: the storage engine's (through the C API), the object API's, the query
-/// engine's, or all of them.
+/// engine's, the durable commits', or all of them.
 enum BenchSuite: String, Codable, CaseIterable {
     case storage
     case objects
     case query
+    case commit
     case all
 
     var includesStorage: Bool { self == .storage || self == .all }
     var includesObjects: Bool { self == .objects || self == .all }
     var includesQuery: Bool { self == .query || self == .all }
+    var includesCommit: Bool { self == .commit || self == .all }
 }
 
 /// The outcome of one workload on one engine.
@@ -184,6 +192,44 @@ struct WorkloadResult: Codable {
     var fileSizeBytes: UInt64
     var peakMemoryBytes: UInt64
     var notes: [String]
+    /// The table of the text report the row belongs to; nil for the main table (storage, object and query suites).
+    var table: ReportTable? = nil
+    /// Ratios to peers of the same run that the row is judged by (the commit suite's); nil where the report's
+    /// ratio columns apply instead.
+    var ratios: [PeerRatio]? = nil
+}
+
+/// The tables of the text report besides the main one.
+enum ReportTable: String, Codable {
+    /// The commit suite: the reference line and the engines' durable commits.
+    case commit
+    /// The commit suite's io options probe: a commit's write pattern done each way the engine could do it.
+    case ioProbe
+}
+
+/// One figure of a row over the same figure of a peer in the same run, e.g. "p50 2.9× reference" or
+/// "commits/s 0.5× SQLite", with the target the row is held to, if any.
+struct PeerRatio: Codable {
+    /// What is compared: "p50" (latency: below 1 is faster) or a throughput such as "commits/s" (above 1 is faster).
+    var measure: String
+    /// Whom it is compared with, as the report names it ("reference", "SQLite", "1 committer").
+    var peer: String
+    var value: Double
+    /// The target: the ratio must be at most this (latencies) ...
+    var targetAtMost: Double?
+    /// ... or at least this (throughputs).
+    var targetAtLeast: Double?
+    /// Whether the target is met; nil without a target.
+    var meetsTarget: Bool?
+
+    init(measure: String, peer: String, value: Double, targetAtMost: Double? = nil, targetAtLeast: Double? = nil) {
+        self.measure = measure
+        self.peer = peer
+        self.value = value
+        self.targetAtMost = targetAtMost
+        self.targetAtLeast = targetAtLeast
+        meetsTarget = targetAtMost.map { value <= $0 } ?? targetAtLeast.map { value >= $0 }
+    }
 }
 
 /// Runs every workload of the selected suites on every engine, in one process, on fresh files in `directory`.
@@ -197,6 +243,9 @@ struct WorkloadRunner {
     let heldReadEngines: [any HeldObjectReadEngine]
     /// The engines of the query suite (Columnar's Results API, SQLite, the plain C loop).
     let queryEngines: [any QueryBenchmarkEngine]
+    /// The engines of the commit suite (Columnar through io_uring and through pwrite, SQLite); nil when it does
+    /// not run.
+    let commitEngines: CommitSuiteEngines?
     let directory: String
     /// Whether database files stay in `directory` after their workloads (for inspection) or are removed.
     let keepFiles: Bool
@@ -209,13 +258,14 @@ struct WorkloadRunner {
 
     init(configuration: BenchConfiguration, engines: [any BenchmarkEngine],
          objectEngines: [any ObjectBenchmarkEngine], heldReadEngines: [any HeldObjectReadEngine],
-         queryEngines: [any QueryBenchmarkEngine], directory: String, keepFiles: Bool,
-         progress: @escaping (String) -> Void) {
+         queryEngines: [any QueryBenchmarkEngine], commitEngines: CommitSuiteEngines?, directory: String,
+         keepFiles: Bool, progress: @escaping (String) -> Void) {
         self.configuration = configuration
         self.engines = engines
         self.objectEngines = objectEngines
         self.heldReadEngines = heldReadEngines
         self.queryEngines = queryEngines
+        self.commitEngines = commitEngines
         self.directory = directory
         self.keepFiles = keepFiles
         self.progress = progress
@@ -227,6 +277,7 @@ struct WorkloadRunner {
         if configuration.suite.includesStorage { results += try runStorageSuite() }
         if configuration.suite.includesObjects { results += try runObjectSuite() }
         if configuration.suite.includesQuery { results += try runQuerySuite() }
+        if configuration.suite.includesCommit { results += try runCommitSuite() }
         return results
     }
 
@@ -276,6 +327,17 @@ struct WorkloadRunner {
         }
 
         // b. Single-object durable commits on a 10,000-object table.
+        for engine in engines {
+            results.append(try singleObjectCommits(engine, workload: "single-object commits", fileName: "commits"))
+        }
+        return results
+    }
+
+    /// Workload b on one engine: creates the update table (not measured), makes `commitCount` single-object durable
+    /// commits, then reopens the table and checks every object. The commit suite runs it too, under its own name.
+    mutating func singleObjectCommits(_ engine: any BenchmarkEngine, workload: String, fileName: String) throws
+        -> WorkloadResult
+    {
         let updateData = DataSet(seed: configuration.seed &+ 2)
         let tableCount = configuration.updateTableObjectCount
         var updateGenerator = SplitMix64(seed: configuration.seed &+ 3)
@@ -285,26 +347,24 @@ struct WorkloadRunner {
         }
         var expectedSmall = (0 ..< tableCount).map { updateData.row(at: $0).small }
         for update in updates { expectedSmall[update.rowIndex] = update.newSmall }
-        for engine in engines {
-            let path = databasePath(engine, "commits")
-            removeFiles(of: engine, at: path)
-            progress("\(engine.name): creating the \(tableCount)-object table for single-object commits")
-            try engine.createUpdateTable(path: path, data: updateData, rowCount: tableCount)
-            results.append(try measure("single-object commits", engine, path,
-                                       operations: configuration.commitCount) { recorder in
-                try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
-            })
-            let actualSmall = try engine.smallColumn(path: path, rowCount: tableCount)
-            if let rowIndex = actualSmall.indices.first(where: { actualSmall[$0] != expectedSmall[$0] }) {
-                throw BenchError.wrongAnswer(
-                    engine: engine.name,
-                    what: "after the commits, row \(rowIndex) holds \(actualSmall[rowIndex]), "
-                        + "expected \(expectedSmall[rowIndex])")
-            }
-            results[results.count - 1].notes.append("reopened and checked all \(tableCount) objects")
-            if !keepFiles { removeFiles(of: engine, at: path) }
+
+        let path = databasePath(engine, fileName)
+        removeFiles(of: engine, at: path)
+        progress("\(engine.name): creating the \(tableCount)-object table for single-object commits")
+        try engine.createUpdateTable(path: path, data: updateData, rowCount: tableCount)
+        var result = try measure(workload, engine, path, operations: configuration.commitCount) { recorder in
+            try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
         }
-        return results
+        let actualSmall = try engine.smallColumn(path: path, rowCount: tableCount)
+        if let rowIndex = actualSmall.indices.first(where: { actualSmall[$0] != expectedSmall[$0] }) {
+            throw BenchError.wrongAnswer(
+                engine: engine.name,
+                what: "after the commits, row \(rowIndex) holds \(actualSmall[rowIndex]), "
+                    + "expected \(expectedSmall[rowIndex])")
+        }
+        result.notes.append("reopened and checked all \(tableCount) objects")
+        if !keepFiles { removeFiles(of: engine, at: path) }
+        return result
     }
 
     /// Runs `body`, which times its operations with the recorder, and reports them. `operations` is how many it
@@ -314,7 +374,16 @@ struct WorkloadRunner {
         _ workload: String, _ engine: any EngineIdentity, _ path: String, operations expectedOperations: Int?,
         operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
     ) throws -> WorkloadResult {
-        progress("\(engine.name): \(workload) (" + (expectedOperations.map { "\($0) operations" } ?? "repeated") + ")")
+        try measure(workload, engineName: engine.name, dataFiles: engine.dataFiles(at: path),
+                    operations: expectedOperations, operationsPerSample: operationsPerSample, body)
+    }
+
+    /// `measure` for a row named otherwise than after its engine (the commit suite's probe names each method).
+    mutating func measure(
+        _ workload: String, engineName: String, dataFiles: [String], operations expectedOperations: Int?,
+        operationsPerSample: Int = 1, _ body: (inout LatencyRecorder) throws -> Void
+    ) throws -> WorkloadResult {
+        progress("\(engineName): \(workload) (" + (expectedOperations.map { "\($0) operations" } ?? "repeated") + ")")
         if !PeakMemory.reset() { peakMemoryIsPerRun = false }
         var recorder = LatencyRecorder(expectedOperations: expectedOperations ?? 1024,
                                        operationsPerSample: operationsPerSample)
@@ -324,12 +393,12 @@ struct WorkloadRunner {
         let elapsedSeconds = Double(recorder.runNanoseconds) / 1e9
         return WorkloadResult(
             workload: workload,
-            engine: engine.name,
+            engine: engineName,
             operationCount: operations,
             elapsedSeconds: elapsedSeconds,
             operationsPerSecond: elapsedSeconds > 0 ? Double(operations) / elapsedSeconds : 0,
             latency: recorder.summary(),
-            fileSizeBytes: engine.dataFiles(at: path).reduce(0) { $0 + fileSizeBytes($1) },
+            fileSizeBytes: dataFiles.reduce(0) { $0 + fileSizeBytes($1) },
             peakMemoryBytes: peakMemoryBytes,
             notes: recorder.notes)
     }
