@@ -82,7 +82,8 @@
  *                  [1] SCHEMA (BYTES, format below)
  *                  [2] TABLES (REFS, one per table id; 0 for a removed table)
  *                  [3] FREE_POS INT[]  [4] FREE_SIZE INT[]  [5] FREE_VERSION INT[]  (sorted by position; always
- *                      width 64, so their size depends only on the entry count: see commit.c write_free_list)
+ *                      width 64, so their size depends only on the entry count: see commit.c write_tail; version 0
+ *                      marks never-used slack of the region a commit reserved at the end of the file)
  *                  [6] COMMIT_RECORD INT[] (width 64; format above)
  *   TABLE (REFS, 3): [0] META INT[object_count, next_key]   [1] tree root (INNER or CLUSTER, 0 if empty)
  *                    [2] INDEXES (REFS, one per column id: index tree root or 0), or 0 when no column is indexed
