@@ -76,15 +76,13 @@ static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
         }
         uint64_t wanted = c->placed_bytes < c->estimated_bytes ? c->estimated_bytes - c->placed_bytes : 0;
         if (wanted < bytes) wanted = bytes;
-        for (size_t i = 0; chosen == SIZE_MAX && i < list->count; i++) {
-            const cc_range *entry = &list->items[i];
-            if (entry->size < wanted || entry->version > txn->oldest_pinned) continue;
-            size_t best = i;
-            for (size_t j = i + 1; j < list->count; j++)
-                if (list->items[j].size >= wanted && list->items[j].size < list->items[best].size &&
-                    list->items[j].version <= txn->oldest_pinned)
-                    best = j;
-            chosen = best;
+        if (chosen == SIZE_MAX) {
+            for (size_t i = 0; i < list->count; i++) {
+                const cc_range *entry = &list->items[i];
+                if (entry->size >= wanted && entry->version <= txn->oldest_pinned &&
+                    (chosen == SIZE_MAX || entry->size < list->items[chosen].size))
+                    chosen = i;
+            }
         }
         for (size_t i = 0; chosen == SIZE_MAX && wanted > CC_RUN_MAX_GROWTH_BYTES && i < list->count; i++)
             if (list->items[i].size >= bytes && list->items[i].version <= txn->oldest_pinned) chosen = i;
@@ -595,10 +593,6 @@ done:
 /* Writing                                                                                                      */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-static void step(columnar_db *db, columnar_step which) {
-    if (db->io->step) db->io->step(db->io->context, which);
-}
-
 /* Makes the file large enough for the image and readable through the mapping, before anything is written. */
 int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t *out_file_size) {
     int rc = grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, out_file_size);
@@ -639,7 +633,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
                       (unsigned long long)image.version, db->path, image.batch_count, columnar_strerror(rc));
         goto failed_io;
     }
-    step(db, COLUMNAR_STEP_NODES_WRITTEN);
+    cc_io_step(db->io, COLUMNAR_STEP_NODES_WRITTEN);
     /* A large commit makes its nodes durable before its slot exists, so recovery need not read them back. */
     if ((image.slot_flags & CF_SLOT_NODES_SYNCED) && (rc = cc_durability_sync_written(db))) goto failed_io;
     columnar_io_write slot_write = { cf_slot_offset(image.version), &slot, sizeof slot };
@@ -648,7 +642,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
                       (unsigned long long)image.version, db->path, columnar_strerror(rc));
         goto failed_io;
     }
-    step(db, COLUMNAR_STEP_SLOT_WRITTEN);
+    cc_io_step(db->io, COLUMNAR_STEP_SLOT_WRITTEN);
     cc_version_state state = { image.version, image.top_ref, image.used_size, file_size, image.base_version };
     cc_lock_record_version(db->lock, &state);
     if (!cc_lock_chain_advance(db->lock, txn->chain_epoch, txn->version, image.version)) {
@@ -657,7 +651,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
                       "commit is not in the database", (unsigned long long)image.version, db->path);
         goto failed_io;
     }
-    step(db, COLUMNAR_STEP_CHAIN_ADVANCED);
+    cc_io_step(db->io, COLUMNAR_STEP_CHAIN_ADVANCED);
     out->version = image.version;
     out->epoch = txn->chain_epoch;
     goto done;

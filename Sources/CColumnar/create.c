@@ -23,10 +23,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void step(const columnar_io *io, columnar_step which) {
-    if (io->step) io->step(io->context, which);
-}
-
 /* 16 random bytes (getrandom, falling back to time and address bits where it is unavailable: a file id only has
  * to differ between files, not be secret). */
 static void random_bytes(uint8_t *out, size_t size) {
@@ -78,7 +74,7 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
         if (rc) rc = cc_error(rc, 0, "", "cannot write the first version of %s: %s", path, columnar_strerror(rc));
     }
     if (!rc) {
-        step(io, COLUMNAR_STEP_CREATE_WRITTEN);
+        cc_io_step(io, COLUMNAR_STEP_CREATE_WRITTEN);
         if ((rc = io->sync(io->context, fd)))
             rc = cc_error(rc, 0, "", "cannot make the new file %s durable: %s", path, columnar_strerror(rc));
     }
@@ -142,7 +138,7 @@ int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_siz
     uint8_t file_id[CF_FILE_ID_BYTES];
     int rc = cc_write_first_version(io, fd, path, cluster_size, file_id);
     if (rc) goto done;
-    step(io, COLUMNAR_STEP_CREATE_SYNCED);
+    cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
     if (!temporary) {
         char proc_path[64];
         snprintf(proc_path, sizeof proc_path, "/proc/self/fd/%d", fd);
@@ -157,7 +153,7 @@ int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_siz
                     goto done;
                 }
                 if ((rc = cc_write_first_version(io, fd, path, cluster_size, file_id))) goto done;
-                step(io, COLUMNAR_STEP_CREATE_SYNCED);
+                cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
             }
         }
     }
@@ -170,7 +166,7 @@ int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_siz
         rc = cc_error(rc, 0, "", "cannot link the new database file into place as %s: %s", path, strerror(-rc));
         goto done;
     }
-    step(io, COLUMNAR_STEP_CREATE_LINKED);
+    cc_io_step(io, COLUMNAR_STEP_CREATE_LINKED);
     rc = sync_directory(path);
 done:
     if (fd >= 0) close(fd);
@@ -194,14 +190,14 @@ int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io,
     }
     uint8_t file_id[CF_FILE_ID_BYTES];
     if ((rc = cc_write_first_version(io, fd, path, cluster_size, file_id))) goto done;
-    step(io, COLUMNAR_STEP_CREATE_SYNCED);
+    cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
     if (rename(temporary, path) != 0) {
         rc = cc_error(-errno, 0, "", "cannot move the new database file into place as %s: %s", path, strerror(errno));
         goto done;
     }
     free(temporary);
     temporary = NULL;
-    step(io, COLUMNAR_STEP_CREATE_LINKED);
+    cc_io_step(io, COLUMNAR_STEP_CREATE_LINKED);
     rc = sync_directory(path);
 done:
     if (temporary) {

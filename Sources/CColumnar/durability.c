@@ -13,10 +13,6 @@
 /* How long a committer waiting for a sync sleeps before it looks again whether the leader is still alive. */
 #define CC_SYNC_WAIT_MICROSECONDS 2000u
 
-static void step(columnar_db *db, columnar_step which) {
-    if (db->io->step) db->io->step(db->io->context, which);
-}
-
 uint64_t cc_durable_version(columnar_db *db) { return cc_lock_durable(db->lock); }
 
 /* What leading one sync came to. */
@@ -39,13 +35,13 @@ static lead_outcome lead_sync(columnar_db *db, bool force, int *out_error) {
     cc_lock_chain_read(lock, &epoch, &target);
     uint64_t durable = cc_lock_durable(lock);
     if (target <= durable && !force) goto release;
-    step(db, COLUMNAR_STEP_SYNC_STARTING);
+    cc_io_step(db->io, COLUMNAR_STEP_SYNC_STARTING);
     int rc = db->io->sync(db->io->context, db->fd);
-    step(db, COLUMNAR_STEP_SYNC_DONE);
+    cc_io_step(db->io, COLUMNAR_STEP_SYNC_DONE);
     if (rc == 0) {
         cc_lock_set_durable(lock, target);
         cc_lock_publish(lock, target);
-        step(db, COLUMNAR_STEP_PUBLISHED);
+        cc_io_step(db->io, COLUMNAR_STEP_PUBLISHED);
     } else {
         /* Linux has marked the pages clean whether or not they reached the disk: every version this sync covered
          * fails, and no later sync may be taken as proof of them. */

@@ -13,6 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Tells the I/O layer that the engine reached `step` (a testing hook: it may kill the process or cut the power). */
+static inline void cc_io_step(const columnar_io *io, columnar_step step) {
+    if (io->step) io->step(io->context, step);
+}
+
 /* The real I/O layer of one open database. */
 typedef struct cc_real_io {
     columnar_io io;            /* the table handed to the commit path; context points back here */

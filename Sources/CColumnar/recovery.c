@@ -74,10 +74,6 @@ int cc_version_verify(const uint8_t *base, const cf_slot *slot, char *problem, s
     return 0;
 }
 
-static void step(columnar_db *db, columnar_step which) {
-    if (db->io->step) db->io->step(db->io->context, which);
-}
-
 /* Adds one write to a growing batch. */
 static int batch_add(columnar_io_write **batch, size_t *count, size_t *capacity, uint64_t offset, const void *data,
                      size_t size) {
@@ -149,7 +145,7 @@ static int repair_write(columnar_db *db, const cc_header *header, int chosen) {
                       (unsigned long long)slot->version, columnar_strerror(rc));
         goto done;
     }
-    step(db, COLUMNAR_STEP_REPAIR_WRITTEN);
+    cc_io_step(db->io, COLUMNAR_STEP_REPAIR_WRITTEN);
     if (db->lock) {
         bool died;
         while (cc_lock_sync_lead(db->lock, &died) != 1) {

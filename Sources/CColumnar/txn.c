@@ -207,7 +207,7 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
     }
     txn->db = db;
     txn->is_write = true;
-    if (db->io->step) db->io->step(db->io->context, COLUMNAR_STEP_WRITER_LOCKED);
+    cc_io_step(db->io, COLUMNAR_STEP_WRITER_LOCKED);
     /* A writer that died holding the lock, a dead sync leader or a failed sync: bring the chain back to a known
      * durable state before building on it. */
     cc_version_state base;
@@ -284,7 +284,7 @@ void columnar_txn_rollback(columnar_txn *txn) {
     txn_free(txn);
     if (was_write) {
         cc_lock_writer_release(db->lock);
-        if (db->io->step) db->io->step(db->io->context, COLUMNAR_STEP_WRITER_RELEASED);
+        cc_io_step(db->io, COLUMNAR_STEP_WRITER_RELEASED);
     }
 }
 
