@@ -31,7 +31,8 @@ run_tests() {
 heading "test: swift test (every test target)"
 run_tests swift test --skip-build
 
+# The power-cut campaign's slice runs once: its writers commit small batches, which take the same path either way.
 heading "test: CColumnarTests again with COLUMNAR_NO_IO_URING=1 (pwrite commit path)"
-COLUMNAR_NO_IO_URING=1 run_tests swift test --skip-build --filter CColumnarTests
+COLUMNAR_NO_IO_URING=1 run_tests swift test --skip-build --filter CColumnarTests --skip PowerCutCampaignTests
 
 heading "all test phases passed"
