@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench microbench asan crash-long tsan
+.PHONY: test main bench microbench asan crash-long tsan fuzz fuzz-short
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -42,3 +42,14 @@ crash-long:
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
+
+# libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
+# clang under AddressSanitizer (scratch folder .build-fuzz), writes the seeds with this engine, and fuzzes for
+# FUZZ_SECONDS on the seeds plus the persistent corpus Fuzz/corpus; a finding goes to Fuzz/findings/.
+FUZZ_SECONDS ?= 1800
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The same for one minute: a check for CI that the target builds, the seeds are written and nothing is found fast.
+fuzz-short:
+	bash scripts/fuzz.sh 60
