@@ -87,6 +87,14 @@ int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_n
     if (node->role == CF_ROLE_INNER && (keys->count != node->count - 1 || keys->count == 0))
         return CC_CORRUPT(ref, "inner node at %llu has %u children but %u keys", (unsigned long long)ref,
                           node->count - 1, keys->count);
+    /* Counts are bounded by what a writer makes, so that no count from the file drives a loop or an allocation
+     * past it: a key array of width 0 has an empty payload whatever count its header claims. */
+    if (node->role == CF_ROLE_INNER && keys->count > CF_INNER_FANOUT)
+        return CC_CORRUPT(ref, "inner node at %llu has %u children, more than the %u a writer makes",
+                          (unsigned long long)ref, keys->count, CF_INNER_FANOUT);
+    if (node->role == CF_ROLE_CLUSTER && (keys->count == 0 || keys->count > CC_MAX_LEAF_ROWS))
+        return CC_CORRUPT(ref, "cluster at %llu has %u rows (a writer makes 1 to %u)", (unsigned long long)ref,
+                          keys->count, CC_MAX_LEAF_ROWS);
     return 0;
 }
 
@@ -198,16 +206,19 @@ static cc_tnode *tnode_new(bool is_leaf) {
     return n;
 }
 
+/* Grows a private node's arrays to hold `capacity` entries. New child slots are zeroed, so that a node freed
+ * before all its children were filled in frees none that it does not own. */
 static int tnode_reserve(cc_tnode *n, uint32_t capacity) {
     if (capacity <= n->capacity) return 0;
     uint32_t grown = n->capacity ? n->capacity : 16;
-    while (grown < capacity) grown *= 2;
+    while (grown < capacity) grown = grown > UINT32_MAX / 2 ? UINT32_MAX : grown * 2;
     uint64_t *keys = realloc(n->keys, (size_t)grown * sizeof *keys);
     if (!keys) return -ENOMEM;
     n->keys = keys;
     if (!n->is_leaf) {
         cc_child *children = realloc(n->children, (size_t)grown * sizeof *children);
         if (!children) return -ENOMEM;
+        memset(children + n->capacity, 0, (size_t)(grown - n->capacity) * sizeof *children);
         n->children = children;
     }
     n->capacity = grown;
@@ -251,14 +262,17 @@ static void tnode_free(cc_tnode *n) {
     free(n);
 }
 
-/* Copies the committed node of `child` into a private node and schedules the old nodes to be freed. */
+/* Copies the committed node of `child` into a private node and schedules the old nodes to be freed. When the copy
+ * fails (a damaged node), nothing of it stays scheduled: the old nodes are still the ones the tree refers to, and
+ * a commit that put them on the free list would let later commits overwrite live data. */
 static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema *schema) {
+    size_t scheduled_before = txn->to_free.count;
     cc_node node, keys;
     int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
     if (rc) return rc;
     cc_tnode *n = tnode_new(node.role == CF_ROLE_CLUSTER);
     if (!n) return -ENOMEM;
-    if ((rc = tnode_reserve(n, keys.count ? keys.count : 1))) goto fail;
+    if ((rc = tnode_reserve(n, keys.count))) goto fail;
     for (uint32_t i = 0; i < keys.count; i++) {
         n->keys[i] = (uint64_t)cc_node_int_at(&keys, i);
         if (i && (int64_t)n->keys[i] <= (int64_t)n->keys[i - 1]) {
@@ -266,17 +280,18 @@ static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema
             goto fail;
         }
     }
-    n->count = keys.count;
     if (!n->is_leaf) {
-        for (uint32_t i = 0; i < n->count; i++) {
-            n->children[i].ref = cc_node_ref_at(&node, i + 1);
-            n->children[i].node = NULL;
+        /* The count is set once every child is: tnode_free frees the children it counts. */
+        for (uint32_t i = 0; i < keys.count; i++) {
+            n->children[i] = (cc_child){ cc_node_ref_at(&node, i + 1), NULL };
             if (!n->children[i].ref) {
                 rc = CC_CORRUPT(node.ref, "inner node at %llu has a null child", (unsigned long long)node.ref);
                 goto fail;
             }
         }
+        n->count = keys.count;
     } else {
+        n->count = keys.count;
         n->columns = calloc(schema->column_count ? schema->column_count : 1, sizeof *n->columns);
         if (!n->columns) { rc = -ENOMEM; goto fail; }
         n->column_count = schema->column_count;
@@ -306,6 +321,7 @@ static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema
     child->node = n;
     return 0;
 fail:
+    txn->to_free.count = scheduled_before;
     tnode_free(n);
     return rc;
 }
