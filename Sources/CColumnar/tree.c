@@ -138,8 +138,10 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
     return CC_CORRUPT(root->ref, "tree deeper than %u levels (a ref cycle?)", CF_MAX_TREE_DEPTH);
 }
 
+/* The value of a row whose cluster stores no leaf for the column. Writes the column's cell size only
+ * (cc_cell_bytes): callers size their buffers for the column they read, an int64_t for an int column. */
 static void default_cell(const cc_column *column, void *cell, bool *is_null) {
-    memset(cell, 0, 16);
+    memset(cell, 0, cc_cell_bytes(column->type, column->collection));
     *is_null = column->collection == COLUMNAR_COLLECTION_NONE && (column->flags & CF_COL_FLAG_NULLABLE);
 }
 
