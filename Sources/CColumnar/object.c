@@ -431,15 +431,28 @@ static int delete_object(columnar_txn *txn, uint32_t table, int64_t key) {
             cc_collcell cell = *(cc_collcell *)cc_mvec_cell(vec, row);
             uint64_t count;
             if ((rc = cc_collcell_count(txn, &cell, cc_column_elemtype(col), &count))) return rc;
-            int64_t *keys = malloc((count ? count : 1) * sizeof *keys);
-            if (!keys) return -ENOMEM;
-            uint64_t n = 0;
+            /* The keys are copied before anything changes (unlinking changes rows of this table, perhaps this very
+             * collection). The copy grows with the elements actually read: the count of a committed collection is
+             * what its root claims, and reading stops at the first element the tree does not hold. */
+            int64_t *keys = NULL;
+            size_t n = 0, capacity = 0;
             for (uint64_t i = 0; i < count && !rc; i++) {
+                int64_t element;
                 bool is_null;
-                rc = cc_collcell_get(txn, &cell, cc_column_elemtype(col), false, i, &keys[n], &is_null);
-                if (!is_null) n++;
+                if ((rc = cc_collcell_get(txn, &cell, cc_column_elemtype(col), false, i, &element, &is_null)) || is_null)
+                    continue;
+                if (n == capacity) {
+                    capacity = capacity ? capacity * 2 : 16;
+                    int64_t *grown = realloc(keys, capacity * sizeof *keys);
+                    if (!grown) {
+                        rc = -ENOMEM;
+                        break;
+                    }
+                    keys = grown;
+                }
+                keys[n++] = element;
             }
-            for (uint64_t i = 0; i < n && !rc; i++) {
+            for (size_t i = 0; i < n && !rc; i++) {
                 if (backlink) rc = unlink_target(txn, col->origin_table, col->origin_column, keys[i], key);
                 else rc = cc_backlink_remove(txn, table, c, key, keys[i]);
             }
