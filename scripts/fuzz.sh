@@ -69,7 +69,7 @@ status=0
     status=$?
 
 heading "summary"
-grep -E '^#[0-9]+ +(DONE|INITED)' "$log" | tail -n 2 || true
+grep -E '^#[0-9]+[[:space:]]+(DONE|INITED)' "$log" | tail -n 2 || true
 grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$log" || true
 if ((status != 0)); then
     echo "the fuzzer stopped with status $status; the input is in $findings/ (see the log above)"
