@@ -270,8 +270,8 @@ static void tnode_free(cc_tnode *n) {
 static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema *schema) {
     size_t scheduled_before = txn->to_free.count;
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
-    if (rc) return rc;
+    int rc = cc_frees_bounded(txn, child->ref);
+    if (rc || (rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
     cc_tnode *n = tnode_new(node.role == CF_ROLE_CLUSTER);
     if (!n) return -ENOMEM;
     if ((rc = tnode_reserve(n, keys.count))) goto fail;
@@ -558,8 +558,8 @@ void cc_tree_discard(cc_child *root) {
 static int release_committed(columnar_txn *txn, uint64_t ref, const cc_table_schema *schema, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, ref, &node, &keys);
-    if (rc) return rc;
+    int rc = cc_frees_bounded(txn, ref);
+    if (rc || (rc = cc_tree_node_read(txn, ref, &node, &keys))) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
             if ((rc = release_committed(txn, cc_node_ref_at(&node, i), schema, depth + 1))) return rc;
@@ -610,43 +610,62 @@ int cc_tree_release(columnar_txn *txn, cc_child *root, const cc_table_schema *sc
     return release_child(txn, root, schema, 0);
 }
 
-static int each_committed(const columnar_txn *txn, uint64_t ref, cc_row_visitor visit, void *context,
-                          uint32_t depth) {
+/* A walk over every row. Rows come in key order, and a committed cluster must start above the last key seen: a
+ * damaged tree whose refs reach a subtree twice fails at the second visit instead of being walked once per path
+ * (exponentially many in its depth). */
+typedef struct row_walk {
+    const columnar_txn *txn;
+    cc_row_visitor visit;
+    void *context;
+    bool has_last;
+    int64_t last_key;
+} row_walk;
+
+static int each_committed(row_walk *w, uint64_t ref, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, ref, &node, &keys);
+    int rc = cc_tree_node_read(w->txn, ref, &node, &keys);
     if (rc) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
-            if ((rc = each_committed(txn, cc_node_ref_at(&node, i), visit, context, depth + 1))) return rc;
+            if ((rc = each_committed(w, cc_node_ref_at(&node, i), depth + 1))) return rc;
         return 0;
     }
+    int64_t first = cc_node_int_at(&keys, 0);
+    if (w->has_last && first <= w->last_key)
+        return CC_CORRUPT(ref, "cluster at %llu starts at key %lld, not above the key %lld before it",
+                          (unsigned long long)ref, (long long)first, (long long)w->last_key);
     for (uint32_t r = 0; r < keys.count; r++) {
         cc_rowpos pos = { NULL, ref, r };
-        if ((rc = visit(context, cc_node_int_at(&keys, r), &pos))) return rc;
+        int64_t key = cc_node_int_at(&keys, r);
+        w->has_last = true;
+        w->last_key = key;
+        if ((rc = w->visit(w->context, key, &pos))) return rc;
     }
     return 0;
 }
 
-static int each_child(const columnar_txn *txn, const cc_child *child, cc_row_visitor visit, void *context,
-                      uint32_t depth) {
-    if (!child->node) return child->ref ? each_committed(txn, child->ref, visit, context, depth) : 0;
+static int each_child(row_walk *w, const cc_child *child, uint32_t depth) {
+    if (!child->node) return child->ref ? each_committed(w, child->ref, depth) : 0;
     cc_tnode *n = child->node;
     int rc;
     if (n->is_leaf) {
         for (uint32_t r = 0; r < n->count; r++) {
             cc_rowpos pos = { n, 0, r };
-            if ((rc = visit(context, (int64_t)n->keys[r], &pos))) return rc;
+            w->has_last = true;
+            w->last_key = (int64_t)n->keys[r];
+            if ((rc = w->visit(w->context, (int64_t)n->keys[r], &pos))) return rc;
         }
         return 0;
     }
     for (uint32_t i = 0; i < n->count; i++)
-        if ((rc = each_child(txn, &n->children[i], visit, context, depth + 1))) return rc;
+        if ((rc = each_child(w, &n->children[i], depth + 1))) return rc;
     return 0;
 }
 
 int cc_tree_each_row(const columnar_txn *txn, const cc_child *root, cc_row_visitor visit, void *context) {
-    return each_child(txn, root, visit, context, 0);
+    row_walk w = { txn, visit, context, false, 0 };
+    return each_child(&w, root, 0);
 }
 
 static int materialize_child(columnar_txn *txn, cc_child *child, const cc_table_schema *schema, uint32_t depth) {
@@ -669,11 +688,16 @@ int cc_tree_materialize_all(columnar_txn *txn, cc_child *root, const cc_table_sc
     return materialize_child(txn, root, schema, 0);
 }
 
+/* Finds the first cluster below `child` holding a key >= `key`. With `must_find`, the subtree was entered
+ * because its routing key is above `key`: in a committed tree its first key is that routing key, so its leftmost
+ * cluster must answer. Failing that, it is damaged (its keys lie below its routing key), and saying so at once
+ * keeps a damaged tree whose refs reach subtrees several times from being searched in full once per path. */
 static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t key, cc_cluster_pos *out,
-                      uint32_t depth) {
+                      uint32_t depth, bool must_find) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(child->ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     int rc;
     if (child->node) {
+        /* Private nodes may have lost rows to this transaction, so a child may come back empty-handed. */
         cc_tnode *n = child->node;
         if (n->is_leaf) {
             if (n->count && (int64_t)n->keys[n->count - 1] >= key) {
@@ -683,7 +707,7 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
             return 0;
         }
         for (uint32_t i = n->count ? route_private(n, key) : 0; i < n->count; i++) {
-            if ((rc = seek_child(txn, &n->children[i], key, out, depth + 1))) return rc;
+            if ((rc = seek_child(txn, &n->children[i], key, out, depth + 1, false))) return rc;
             if (out->found) return 0;
         }
         return 0;
@@ -692,17 +716,22 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
     cc_node node, keys;
     if ((rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
     if (node.role == CF_ROLE_CLUSTER) {
-        if (keys.count && cc_node_int_at(&keys, keys.count - 1) >= key) {
+        if (cc_node_int_at(&keys, keys.count - 1) >= key) {
             out->found = true;
             out->keys = keys;
             out->cluster_ref = node.ref;
+        } else if (must_find) {
+            return CC_CORRUPT(node.ref, "cluster at %llu ends at key %lld, below the routing key that led to it",
+                              (unsigned long long)node.ref, (long long)cc_node_int_at(&keys, keys.count - 1));
         }
         return 0;
     }
-    for (uint64_t i = route_packed(&keys, key); i < keys.count; i++) {
+    /* The child the key routes to may hold only smaller keys; every later one is entered with must_find. */
+    uint64_t routed = route_packed(&keys, key);
+    for (uint64_t i = routed; i < keys.count; i++) {
         cc_child next = { cc_node_ref_at(&node, (uint32_t)i + 1), NULL };
         if (!next.ref) return CC_CORRUPT(node.ref, "inner node at %llu has a null child", (unsigned long long)node.ref);
-        if ((rc = seek_child(txn, &next, key, out, depth + 1))) return rc;
+        if ((rc = seek_child(txn, &next, key, out, depth + 1, must_find || i > routed))) return rc;
         if (out->found) return 0;
     }
     return 0;
@@ -710,7 +739,7 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
 
 int cc_tree_seek_cluster(const columnar_txn *txn, const cc_child *root, int64_t key, cc_cluster_pos *out) {
     memset(out, 0, sizeof *out);
-    return seek_child(txn, root, key, out, 0);
+    return seek_child(txn, root, key, out, 0, false);
 }
 
 static int seek_last(const columnar_txn *txn, const cc_child *child, cc_cluster_pos *out, uint32_t depth) {
