@@ -519,11 +519,14 @@ static void write_objects(columnar_db *db) {
         const table_keys *tk = &tables[t];
         if (!tk->live) continue;
         uint32_t columns = tk->info.column_count < MAX_COLUMNS ? tk->info.column_count : MAX_COLUMNS;
-        if (tk->key_count) {
+        /* The first object and the last one read (the last cluster's, whose collections are often the largest). */
+        for (uint32_t k = 0; k < tk->key_count && k < 2; k++) {
+            columnar_key key = tk->keys[k == 0 ? 0 : tk->key_count - 1];
             for (uint32_t c = 0; c < columns; c++) {
                 columnar_column_info info;
                 if (columnar_column_info_get(txn, t, c, &info) != 0 || info.is_primary_key) continue;
-                change_column(txn, t, tk->keys[0], c, &info, t + c);
+                if (k == 1 && info.collection == COLUMNAR_COLLECTION_NONE) continue;
+                change_column(txn, t, key, c, &info, t + c + k);
             }
         }
         columnar_key created;
