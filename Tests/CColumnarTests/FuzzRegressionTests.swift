@@ -257,6 +257,43 @@ final class FuzzRegressionTests: DatabaseTestCase {
         txn.rollback()
     }
 
+    // MARK: Collections
+
+    /// A list's inner node whose cumulative counts claim more elements than its leaves hold: the list's size is
+    /// what the root claims, so list_insert, list_set, list_move and list_remove accepted positions up to it, and
+    /// after the list was copied into memory (with the elements the leaves really hold) wrote past the copy. The
+    /// copy now checks the counts and the write fails.
+    func testAListWhoseCountsClaimMoreElementsThanItsLeavesHoldIsRefusedByWrites() throws {
+        var numbers: ColumnID = 0
+        let (table, _) = try makeItems(count: 2) { txn, table in
+            numbers = try txn.addColumn(table, "numbers", COLUMNAR_TYPE_INT, collection: COLUMNAR_COLLECTION_LIST)
+        }
+        try db.write { txn in
+            for index in 0..<2_500 { try txn.listAppend(table, 1, numbers, .int(index)) }
+        }
+        try damage { structure in
+            let counts = try XCTUnwrap(structure.nodes.first {
+                $0.table == table && $0.column == numbers && $0.inCollection && $0.parentRole == 17 && $0.role == 2
+            })
+            XCTAssertEqual(counts.count, 3, "2,500 elements are three leaves")
+            try FileSurgery.packedSet(path, ref: counts.ref, width: counts.width, index: 2, 3_000)
+            try FileSurgery.fixChecksum(path, ref: counts.ref)
+        }
+        try db.read { txn in XCTAssertEqual(try txn.size(table, 1, numbers), 3_000) }
+        let writes: [(String, (Transaction) throws -> Void)] = [
+            ("insert", { try $0.listInsert(table, 1, numbers, at: 2_999, .int(-1)) }),
+            ("set", { try $0.listSet(table, 1, numbers, at: 2_800, .int(-1)) }),
+            ("move", { try $0.listMove(table, 1, numbers, from: 0, to: 2_999) }),
+            ("remove", { try $0.listRemove(table, 1, numbers, at: 2_900) }),
+        ]
+        for (name, write) in writes {
+            let txn = try db.beginWrite()
+            XCTAssertEngineError(COLUMNAR_ECORRUPT, try write(txn), name)
+            txn.rollback()
+        }
+        try db.read { txn in assertVerifyFinds(txn, mentioning: "counts") }
+    }
+
     // MARK: The schema
 
     /// A single link whose column lost its nullable flag: deleting the linked object sets the link to null, which
