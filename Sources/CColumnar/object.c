@@ -185,7 +185,13 @@ static int backlink_list(columnar_txn *txn, uint32_t origin_table, uint32_t orig
     cc_tstate *ts;
     cc_tnode *leaf;
     uint32_t row;
-    if ((rc = cc_obj_find_for_write(txn, target_table, target_key, &ts, &leaf, &row))) return rc;
+    /* Link targets are checked when a link is made and links to an object go when it is deleted: a link to a
+     * missing object is damage, not a key the caller got wrong. */
+    if ((rc = cc_obj_find_for_write(txn, target_table, target_key, &ts, &leaf, &row)) == COLUMNAR_ENOTFOUND)
+        return CC_CORRUPT(0, "%s.%s links to object %lld of %s, which does not exist",
+                          cc_table_schema_get(txn, origin_table)->name, link->name, (long long)target_key,
+                          cc_table_schema_get(txn, target_table)->name);
+    if (rc) return rc;
     cc_collcell *cell = cc_mvec_cell(&leaf->columns[column], row);
     if ((rc = cc_coll_materialize(txn, cell, backlink_elem()))) return rc;
     *out = &cell->dirty->values;
@@ -226,6 +232,9 @@ static int unlink_target(columnar_txn *txn, uint32_t table, uint32_t column, int
     cc_tnode *leaf;
     uint32_t row;
     int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
+    if (rc == COLUMNAR_ENOTFOUND)
+        return CC_CORRUPT(0, "object %lld has a backlink from object %lld of %s, which does not exist",
+                          (long long)target_key, (long long)key, cc_table_schema_get(txn, table)->name);
     if (rc) return rc;
     const cc_column *col = &cc_table_schema_get(txn, table)->columns[column];
     cc_mvec *vec = &leaf->columns[column];
