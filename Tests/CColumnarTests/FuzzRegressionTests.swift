@@ -257,6 +257,38 @@ final class FuzzRegressionTests: DatabaseTestCase {
         txn.rollback()
     }
 
+    // MARK: Links
+
+    /// A link to an object that does not exist (a damaged value): changing it looked for the old target's backlinks
+    /// and answered COLUMNAR_ENOTFOUND, as if the caller had named a missing object. It is damage.
+    func testChangingALinkToAMissingObjectReportsDamage() throws {
+        let (people, pets, owner) = try db.write { txn -> (TableID, TableID, ColumnID) in
+            let people = try txn.addTable("people")
+            let pets = try txn.addTable("pets")
+            let owner = try txn.addColumn(pets, "owner", COLUMNAR_TYPE_LINK, target: people)
+            for _ in 0..<4 { _ = try txn.createObject(people) }
+            try txn.deleteObject(people, 2)
+            for target in [3, 1] as [Int64] { try txn.set(pets, try txn.createObject(pets), owner, .link(target)) }
+            return (people, pets, owner)
+        }
+        try damage { structure in
+            let values = try XCTUnwrap(structure.nodes.first {
+                $0.table == pets && $0.column == owner && $0.role == Self.roleValues && !$0.inIndex
+            })
+            XCTAssertEqual(try FileSurgery.packedGet(path, ref: values.ref, width: values.width, index: 1), 1)
+            try FileSurgery.packedSet(path, ref: values.ref, width: values.width, index: 1, 2)
+            try FileSurgery.fixChecksum(path, ref: values.ref)
+        }
+        let txn = try db.beginWrite()
+        XCTAssertEngineError(COLUMNAR_ECORRUPT, try txn.set(pets, 1, owner, .null))
+        txn.rollback()
+        try db.read { txn in
+            XCTAssertEqual(try txn.get(pets, 1, owner), .link(2))
+            XCTAssertEqual(try txn.count(people), 3)
+            assertVerifyFinds(txn, mentioning: "does not exist")
+        }
+    }
+
     // MARK: Collections
 
     /// A list's inner node whose cumulative counts claim more elements than its leaves hold: the list's size is
