@@ -24,14 +24,14 @@ microbench:
 	bash scripts/setup.sh
 	$(SWIFT) package --allow-writing-to-package-directory benchmark
 
-# Damaged-file and write-regression tests under AddressSanitizer: a bad file must give an error, never an
-# out-of-bounds read, and no write sequence may touch memory it does not own. The inspection tool's damaged
-# variants and injected faults run too (its inspector in process, and the tool itself built with ASan).
+# Damaged-file, write-regression and fuzz-regression tests under AddressSanitizer: a bad file must give an error,
+# never an out-of-bounds access, and no write sequence may touch memory it does not own. The inspection tool's
+# damaged variants and injected faults run too (its inspector in process, and the tool itself built with ASan).
 asan:
 	bash scripts/setup.sh
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan \
-		--filter "DamagedFileTests|WriteRegressionTests|DamagedVariantTests|InjectedFaultTests"
+		--filter "DamagedFileTests|WriteRegressionTests|FuzzRegressionTests|DamagedVariantTests|InjectedFaultTests"
 
 # The crash-recovery test with many more simulated power cuts than the default run.
 crash-long:
