@@ -327,6 +327,47 @@ final class FuzzRegressionTests: DatabaseTestCase {
         try db.read { txn in assertVerifyFinds(txn, mentioning: "counts") }
     }
 
+    // MARK: Undefined behaviour (found with UndefinedBehaviorSanitizer; these paths run under it in the fuzzer)
+
+    /// An empty prefix may be passed without bytes (NULL, size 0); the prefix query handed that NULL to memchr.
+    func testAnEmptyPrefixWithoutBytesCountsEveryString() throws {
+        let (table, name) = try db.write { txn -> (TableID, ColumnID) in
+            let table = try txn.addTable("names")
+            let name = try txn.addColumn(table, "name", COLUMNAR_TYPE_STRING, nullable: true, indexed: true)
+            for (index, text) in ["", "a", "ab", "b"].enumerated() {
+                try txn.set(table, try txn.createObject(table), name, .string(text))
+                if index == 1 { _ = try txn.createObject(table) }   // a null
+            }
+            return (table, name)
+        }
+        try db.read { txn in
+            var count: UInt64 = 0
+            try check(columnar_index_count_prefix(txn.handle, table, name, nil, 0, &count))
+            XCTAssertEqual(count, 4)
+        }
+    }
+
+    /// Timestamps and strings were compared through struct pointers into byte buffers of any alignment (a lookup
+    /// without an index, set membership): they are now copied out first.
+    func testTimestampsAndStringsAreComparedFromCellsOfAnyAlignment() throws {
+        let (table, when, words) = try db.write { txn -> (TableID, ColumnID, ColumnID) in
+            let table = try txn.addTable("events")
+            let when = try txn.addColumn(table, "when", COLUMNAR_TYPE_TIMESTAMP)
+            let words = try txn.addColumn(table, "words", COLUMNAR_TYPE_STRING, collection: COLUMNAR_COLLECTION_SET)
+            for index in 0..<6 {
+                let key = try txn.createObject(table)
+                try txn.set(table, key, when, .timestamp(seconds: Int64(index) * 60, nanoseconds: Int32(index)))
+                _ = try txn.setInsert(table, key, words, .string("word \(index)"))
+            }
+            return (table, when, words)
+        }
+        try db.read { txn in
+            XCTAssertEqual(try txn.findFirst(table, when, .timestamp(seconds: 240, nanoseconds: 4)), 4)
+            XCTAssertTrue(try txn.contains(table, 3, words, .string("word 3")))
+            XCTAssertFalse(try txn.contains(table, 3, words, .string("word 4")))
+        }
+    }
+
     // MARK: The schema
 
     /// A single link whose column lost its nullable flag: deleting the linked object sets the link to null, which
