@@ -292,6 +292,34 @@ final class FuzzRegressionTests: DatabaseTestCase {
 
     // MARK: Collections
 
+    /// A list of bools whose values node claims 2^32 - 16 elements at one bit each (a payload of 512 MiB the file
+    /// does not have, were the width honoured; at width 0 none at all): found by the fuzzer as a timeout, the
+    /// integrity walk checking each of the four billion claimed flags. Such a node is refused when it is read.
+    func testABoolListClaimingBillionsOfElementsIsRefusedAtOnce() throws {
+        var flags: ColumnID = 0
+        let (table, _) = try makeItems(count: 2) { txn, table in
+            flags = try txn.addColumn(table, "flags", COLUMNAR_TYPE_BOOL, collection: COLUMNAR_COLLECTION_LIST)
+        }
+        try db.write { txn in
+            for index in 0..<5 { try txn.listAppend(table, 1, flags, .bool(index % 2 == 0)) }
+        }
+        try damage { structure in
+            let values = try XCTUnwrap(structure.nodes.first {
+                $0.table == table && $0.column == flags && $0.inCollection && $0.role == Self.roleValues
+            })
+            try FileSurgery.setWidthAndCount(path, ref: values.ref, width: 0, count: UInt32.max - 15)
+        }
+        let started = Date()
+        try db.read { txn in
+            XCTAssertEngineError(COLUMNAR_ECORRUPT, try txn.size(table, 1, flags))
+            assertVerifyFinds(txn, mentioning: "4294967280 elements")
+        }
+        let txn = try db.beginWrite()
+        XCTAssertEngineError(COLUMNAR_ECORRUPT, try txn.listAppend(table, 1, flags, .bool(true)))
+        txn.rollback()
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "no walk over the claimed elements")
+    }
+
     /// A list's inner node whose cumulative counts claim more elements than its leaves hold: the list's size is
     /// what the root claims, so list_insert, list_set, list_move and list_remove accepted positions up to it, and
     /// after the list was copied into memory (with the elements the leaves really hold) wrote past the copy. The
