@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench microbench asan crash-long tsan powercut
+.PHONY: test main bench microbench asan crash-long tsan powercut fuzz fuzz-short
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -24,14 +24,14 @@ microbench:
 	bash scripts/setup.sh
 	$(SWIFT) package --allow-writing-to-package-directory benchmark
 
-# Damaged-file and write-regression tests under AddressSanitizer: a bad file must give an error, never an
-# out-of-bounds read, and no write sequence may touch memory it does not own. The inspection tool's damaged
-# variants and injected faults run too (its inspector in process, and the tool itself built with ASan).
+# Damaged-file, write-regression and fuzz-regression tests under AddressSanitizer: a bad file must give an error,
+# never an out-of-bounds access, and no write sequence may touch memory it does not own. The inspection tool's
+# damaged variants and injected faults run too (its inspector in process, and the tool itself built with ASan).
 asan:
 	bash scripts/setup.sh
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan-suppressions.txt \
 	$(SWIFT) test --sanitize=address --scratch-path .build-asan \
-		--filter "DamagedFileTests|WriteRegressionTests|DamagedVariantTests|InjectedFaultTests"
+		--filter "DamagedFileTests|WriteRegressionTests|FuzzRegressionTests|DamagedVariantTests|InjectedFaultTests"
 
 # The crash-recovery test with many more simulated power cuts than the default run.
 crash-long:
@@ -53,3 +53,14 @@ powercut:
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
+
+# libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
+# clang under AddressSanitizer (scratch folder .build-fuzz), writes the seeds with this engine, and fuzzes for
+# FUZZ_SECONDS on the seeds plus the persistent corpus Fuzz/corpus; a finding goes to Fuzz/findings/.
+FUZZ_SECONDS ?= 1800
+fuzz:
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The same for one minute: a check for CI that the target builds, the seeds are written and nothing is found fast.
+fuzz-short:
+	bash scripts/fuzz.sh 60

@@ -26,10 +26,23 @@ static int list_root(const columnar_txn *txn, uint64_t ref, cc_elemtype elem, bo
     return 0;
 }
 
+/* Opens a collection leaf: a COLUMN of at most CF_COLL_LEAF_MAX elements (what a writer makes, so that a walk over
+ * a collection copies at most that many elements per node it reaches). */
+static int open_coll_leaf(const columnar_txn *txn, uint64_t ref, uint8_t type, cc_leaf *out) {
+    int rc = cc_leaf_open(txn, ref, type, COLUMNAR_COLLECTION_NONE, out);
+    if (rc == 0 && out->count > CF_COLL_LEAF_MAX)
+        return CC_CORRUPT(ref, "collection leaf at %llu holds %u elements, more than the %u a writer makes",
+                          (unsigned long long)ref, out->count, CF_COLL_LEAF_MAX);
+    return rc;
+}
+
 /* Reads a LIST_INNER node and its cumulative counts, checking them. */
 static int read_list_inner(const columnar_txn *txn, const cc_node *node, cc_node *counts) {
     if (node->encoding != COLUMNAR_ENCODING_REFS || node->count < 2)
         return CC_CORRUPT(node->ref, "list node at %llu has no children", (unsigned long long)node->ref);
+    if (node->count - 1 > CF_INNER_FANOUT)
+        return CC_CORRUPT(node->ref, "list node at %llu has %u children, more than the %u a writer makes",
+                          (unsigned long long)node->ref, node->count - 1, CF_INNER_FANOUT);
     int rc = cc_node_child(txn, node, 0, CF_ROLE_META, false, counts);
     if (rc) return rc;
     if (counts->encoding != COLUMNAR_ENCODING_PACKED_INT || counts->count != node->count - 1)
@@ -44,7 +57,7 @@ static int list_count(const columnar_txn *txn, uint64_t root, uint8_t type, uint
     if (rc) return rc;
     if (node.role == CF_ROLE_COLUMN) {
         cc_leaf leaf;
-        if ((rc = cc_leaf_open(txn, root, type, COLUMNAR_COLLECTION_NONE, &leaf))) return rc;
+        if ((rc = open_coll_leaf(txn, root, type, &leaf))) return rc;
         *out = leaf.count;
         return 0;
     }
@@ -53,7 +66,10 @@ static int list_count(const columnar_txn *txn, uint64_t root, uint8_t type, uint
     cc_node counts;
     if ((rc = read_list_inner(txn, &node, &counts))) return rc;
     int64_t total = cc_node_int_at(&counts, counts.count - 1);
-    if (total < 0) return CC_CORRUPT(counts.ref, "negative element count at %llu", (unsigned long long)counts.ref);
+    /* A collection is copied into a vector of at most UINT32_MAX elements when it is written to. */
+    if (total < 0 || total > UINT32_MAX)
+        return CC_CORRUPT(counts.ref, "list counts at %llu claim %lld elements", (unsigned long long)counts.ref,
+                          (long long)total);
     *out = (uint64_t)total;
     return 0;
 }
@@ -78,7 +94,7 @@ int cc_coll_get(const columnar_txn *txn, uint64_t ref, cc_elemtype elem, bool ke
         if ((rc = cc_node_read(txn, node_ref, 0, &node))) return rc;
         if (node.role == CF_ROLE_COLUMN) {
             cc_leaf leaf;
-            if ((rc = cc_leaf_open(txn, node_ref, type, COLUMNAR_COLLECTION_NONE, &leaf))) return rc;
+            if ((rc = open_coll_leaf(txn, node_ref, type, &leaf))) return rc;
             if (index >= leaf.count)
                 return CC_CORRUPT(node_ref, "collection leaf at %llu has %u elements, fewer than its parent counts",
                                   (unsigned long long)node_ref, leaf.count);
@@ -107,16 +123,19 @@ int cc_coll_get(const columnar_txn *txn, uint64_t ref, cc_elemtype elem, bool ke
     return CC_CORRUPT(ref, "collection deeper than %u levels", CF_MAX_TREE_DEPTH);
 }
 
-/* Appends every element under `root` to `vec`, scheduling the nodes to be freed when `free_nodes`. */
+/* Appends every element under `root` to `vec`, scheduling the nodes to be freed when `free_nodes`. A copy (`vec`
+ * not NULL) checks every inner node's cumulative counts against the elements its children hold: the copy is then
+ * edited by position, and the positions a caller may use were bounded by the count the root claims. */
 static int list_walk(columnar_txn *txn, uint64_t root, uint8_t type, cc_mvec *vec, bool free_nodes, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(root, "collection deeper than %u levels", CF_MAX_TREE_DEPTH);
+    int rc;
+    if (free_nodes && (rc = cc_frees_bounded(txn, root))) return rc;
     cc_node node;
-    int rc = cc_node_read(txn, root, 0, &node);
-    if (rc) return rc;
+    if ((rc = cc_node_read(txn, root, 0, &node))) return rc;
     if (node.role == CF_ROLE_COLUMN) {
         if (vec) {
             cc_leaf leaf;
-            if ((rc = cc_leaf_open(txn, root, type, COLUMNAR_COLLECTION_NONE, &leaf))) return rc;
+            if ((rc = open_coll_leaf(txn, root, type, &leaf))) return rc;
             if ((rc = cc_leaf_append(&leaf, 0, leaf.count, vec))) return rc;
         }
         return free_nodes ? cc_leaf_free(txn, root) : 0;
@@ -125,10 +144,15 @@ static int list_walk(columnar_txn *txn, uint64_t root, uint8_t type, cc_mvec *ve
         return CC_CORRUPT(root, "collection node at %llu has role %u", (unsigned long long)root, node.role);
     cc_node counts;
     if ((rc = read_list_inner(txn, &node, &counts))) return rc;
+    uint32_t first = vec ? vec->count : 0;
     for (uint32_t i = 1; i < node.count; i++) {
         uint64_t child = cc_node_ref_at(&node, i);
         if (!child) return CC_CORRUPT(root, "list node at %llu has a null child", (unsigned long long)root);
         if ((rc = list_walk(txn, child, type, vec, free_nodes, depth + 1))) return rc;
+        if (vec && cc_node_int_at(&counts, i - 1) != (int64_t)(vec->count - first))
+            return CC_CORRUPT(counts.ref, "list node at %llu counts %lld elements up to child %u, but its children "
+                              "hold %u", (unsigned long long)root, (long long)cc_node_int_at(&counts, i - 1), i - 1,
+                              vec->count - first);
     }
     if (free_nodes && ((rc = cc_free_node(txn, counts.ref)) || (rc = cc_free_node(txn, root)))) return rc;
     return 0;
@@ -166,8 +190,11 @@ int cc_coll_materialize(columnar_txn *txn, cc_collcell *cell, cc_elemtype elem) 
     if (!coll) return -ENOMEM;
     mcoll_init(coll, elem);
     if (cell->ref) {
+        /* A copy that fails (a damaged node) takes back the frees it scheduled: the cell still refers to them. */
+        size_t scheduled_before = txn->to_free.count;
         int rc = coll_walk(txn, cell->ref, elem, coll, true);
         if (rc) {
+            txn->to_free.count = scheduled_before;
             cc_mcoll_free(coll);
             free(coll);
             return rc;
@@ -185,7 +212,7 @@ typedef struct cc_part {
 
 /* Writes one list (values of `vec`) as leaves plus LIST_INNER levels; returns its root. */
 static int write_list(cc_emitter *emitter, const cc_mvec *vec, uint64_t *out_root) {
-    uint32_t leaves = (vec->count + CF_COLL_LEAF_MAX - 1) / CF_COLL_LEAF_MAX;
+    uint32_t leaves = (uint32_t)(((uint64_t)vec->count + CF_COLL_LEAF_MAX - 1) / CF_COLL_LEAF_MAX);
     cc_part *parts = malloc((leaves ? leaves : 1) * sizeof *parts);
     if (!parts) return -ENOMEM;
     uint32_t base = vec->count / leaves, extra = vec->count % leaves, from = 0;
@@ -245,7 +272,12 @@ int cc_collcell_release(columnar_txn *txn, cc_collcell *cell, cc_elemtype elem) 
         free(cell->dirty);
         cell->dirty = NULL;
     } else if (cell->ref) {
-        rc = coll_walk(txn, cell->ref, elem, NULL, true);
+        size_t scheduled_before = txn->to_free.count;
+        if ((rc = coll_walk(txn, cell->ref, elem, NULL, true))) {
+            /* The nodes stay where the cell refers to them (leaked rather than freed while in use). */
+            txn->to_free.count = scheduled_before;
+            return rc;
+        }
     }
     cell->ref = 0;
     return rc;

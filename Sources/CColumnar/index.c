@@ -57,13 +57,16 @@ static uint64_t hash_bytes(const uint8_t *data, uint64_t size) {
 uint64_t cc_index_hash(uint8_t type, const void *cell, bool is_null) {
     if (is_null) return 0x6e756c6c00000001ull;
     switch (type) {
+    /* Cells arrive in byte buffers of any alignment: they are copied out, not read through a struct pointer. */
     case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
-        const cc_bytes *b = cell;
-        return hash_bytes(b->data, b->size);
+        cc_bytes b;
+        memcpy(&b, cell, sizeof b);
+        return hash_bytes(b.data, b.size);
     }
     case COLUMNAR_TYPE_TIMESTAMP: {
-        const cc_ts *ts = cell;
-        return mix((uint64_t)ts->seconds ^ mix((uint64_t)ts->nanoseconds));
+        cc_ts ts;
+        memcpy(&ts, cell, sizeof ts);
+        return mix((uint64_t)ts.seconds ^ mix((uint64_t)ts.nanoseconds));
     }
     case COLUMNAR_TYPE_OBJECTID: return hash_bytes(cell, 12);
     case COLUMNAR_TYPE_UUID: return hash_bytes(cell, 16);
@@ -99,14 +102,16 @@ int64_t cc_index_key(const cc_column *column, const void *cell, bool is_null) {
     if (is_null) return ORDERED_NULL_KEY;
     switch (column->type) {
     case COLUMNAR_TYPE_STRING: {
-        const cc_bytes *b = cell;
-        return string_prefix_key(b->data, b->size, (uint16_t)hash_bytes(b->data, b->size));
+        cc_bytes b;
+        memcpy(&b, cell, sizeof b);
+        return string_prefix_key(b.data, b.size, (uint16_t)hash_bytes(b.data, b.size));
     }
     case COLUMNAR_TYPE_TIMESTAMP: {
-        const cc_ts *ts = cell;
-        if (ts->seconds <= -TIMESTAMP_KEY_SECONDS_LIMIT) return ORDERED_NULL_KEY + 1;
-        if (ts->seconds >= TIMESTAMP_KEY_SECONDS_LIMIT) return INT64_MAX;
-        return (int64_t)(((uint64_t)ts->seconds << 30) | (uint32_t)ts->nanoseconds);
+        cc_ts ts;
+        memcpy(&ts, cell, sizeof ts);
+        if (ts.seconds <= -TIMESTAMP_KEY_SECONDS_LIMIT) return ORDERED_NULL_KEY + 1;
+        if (ts.seconds >= TIMESTAMP_KEY_SECONDS_LIMIT) return INT64_MAX;
+        return (int64_t)(((uint64_t)ts.seconds << 30) | (uint32_t)ts.nanoseconds);
     }
     default: { int64_t v; memcpy(&v, cell, 8); return v; }   /* INT, BOOL (0 or 1) */
     }
@@ -631,9 +636,10 @@ static int sink_key(void *context, int64_t key) {
         if (rc) return rc;
         if (is_null) return 0;
         if (s->prefix) {
-            const cc_bytes *value = (const cc_bytes *)cell;
-            if (value->size < s->prefix->size ||
-                (s->prefix->size && memcmp(value->data, s->prefix->data, s->prefix->size) != 0))
+            cc_bytes value;
+            memcpy(&value, cell, sizeof value);
+            if (value.size < s->prefix->size ||
+                (s->prefix->size && memcmp(value.data, s->prefix->data, s->prefix->size) != 0))
                 return 0;
         }
     }
@@ -718,7 +724,8 @@ static void prefix_key_range(const cc_bytes *prefix, int64_t *low, int64_t *high
     }
     *low = (int64_t)(((lo << 16) | 0x0000) ^ (UINT64_C(1) << 63));
     *high = (int64_t)(((hi << 16) | 0xFFFF) ^ (UINT64_C(1) << 63));
-    *exact = prefix->size <= STRING_KEY_PREFIX_BYTES && !memchr(prefix->data, 0, prefix->size);
+    /* An empty prefix may come without bytes (NULL), which memchr may not be given even for no bytes. */
+    *exact = prefix->size <= STRING_KEY_PREFIX_BYTES && (prefix->size == 0 || !memchr(prefix->data, 0, prefix->size));
 }
 
 static int prefix_query(columnar_txn *txn, columnar_table_id table, columnar_col_id column, const void *prefix,

@@ -288,11 +288,19 @@ int cc_cell_compare(uint8_t type, const void *a, bool a_null, const void *b, boo
         if (isnan(x) || isnan(y)) return (int)isnan(x) - (int)isnan(y);
         return x < y ? -1 : x > y;
     }
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: return compare_bytes(a, b);
+    /* Cells may lie in byte buffers of any alignment: they are copied out, not read through a struct pointer. */
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+        cc_bytes x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        return compare_bytes(&x, &y);
+    }
     case COLUMNAR_TYPE_TIMESTAMP: {
-        const cc_ts *x = a, *y = b;
-        if (x->seconds != y->seconds) return x->seconds < y->seconds ? -1 : 1;
-        return x->nanoseconds < y->nanoseconds ? -1 : x->nanoseconds > y->nanoseconds;
+        cc_ts x, y;
+        memcpy(&x, a, sizeof x);
+        memcpy(&y, b, sizeof y);
+        if (x.seconds != y.seconds) return x.seconds < y.seconds ? -1 : 1;
+        return x.nanoseconds < y.nanoseconds ? -1 : x.nanoseconds > y.nanoseconds;
     }
     case COLUMNAR_TYPE_OBJECTID: return memcmp(a, b, 12);
     case COLUMNAR_TYPE_UUID: case COLUMNAR_TYPE_DECIMAL128: return memcmp(a, b, 16);

@@ -29,7 +29,8 @@ typedef struct cc_leaf_cache_entry {
 
 /* Opens and validates the COLUMN node at `ref` holding values of `type` (collection cells when `collection`). */
 int cc_leaf_open(const columnar_txn *txn, uint64_t ref, uint8_t type, uint8_t collection, cc_leaf *out);
-/* Decodes element `index` (< count) into a cell of the mvec layout; *is_null set for nulls.
+/* Decodes element `index` (< count) into a cell of the mvec layout, cc_cell_bytes(type, collection) bytes;
+ * *is_null set for nulls.
  * Returns 0 or COLUMNAR_ECORRUPT (bad string offsets or lengths, bad nanoseconds). */
 int cc_leaf_get(const cc_leaf *leaf, uint32_t index, void *cell, bool *is_null);
 /* Appends elements [from, from+count) of the leaf to `vec`. */

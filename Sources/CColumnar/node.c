@@ -43,6 +43,9 @@ int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expe
     if (payload == UINT64_MAX)
         return CC_CORRUPT(ref, "node at %llu has an invalid encoding %u / width %u", (unsigned long long)ref,
                           header.encoding, header.width);
+    if (header.encoding == COLUMNAR_ENCODING_PACKED_INT && header.width < 8 && header.count > CC_MAX_NARROW_COUNT)
+        return CC_CORRUPT(ref, "node at %llu claims %u elements of %u bits, more than the %u a writer makes",
+                          (unsigned long long)ref, header.count, header.width, CC_MAX_NARROW_COUNT);
     if (header.role == 0 || header.role >= CF_ROLE_COUNT_ || header.reserved != 0)
         return CC_CORRUPT(ref, "node at %llu has an invalid header (role %u, reserved %u)",
                           (unsigned long long)ref, header.role, header.reserved);

@@ -16,6 +16,13 @@
 
 #include <string.h>
 
+/* The most elements a packed-int node narrower than a byte may hold. Such a node's payload is smaller than its
+ * count (empty at width 0), so the count alone, unbacked by bytes in the file, could drive a loop or an
+ * allocation for billions of elements; the writer's largest narrow arrays are a leaf's keys, values and null
+ * flags, at most 4 x COLUMNAR_MAX_CLUSTER_SIZE (tree.h checks that CC_MAX_LEAF_ROWS is within this). A node of
+ * any other width holds no more elements than its payload has bytes, which lie inside the file. */
+#define CC_MAX_NARROW_COUNT (COLUMNAR_MAX_CLUSTER_SIZE * 4u)
+
 /* Payload bytes of a node with this encoding/width/count, or UINT64_MAX when the combination is invalid. */
 uint64_t cc_payload_bytes(uint8_t encoding, uint8_t width, uint64_t count);
 /* Total bytes a node occupies in the file (header + payload, rounded up to 8). */
@@ -24,7 +31,8 @@ static inline uint64_t cc_node_span(uint64_t payload_bytes) {
 }
 
 /* Validates and views the node at `ref` inside [CF_HEADER_BYTES, limit) of `base`. `expect_role` 0 accepts any
- * role. `verify_checksum` also checks the CRC. Returns 0 or COLUMNAR_ECORRUPT. */
+ * role. `verify_checksum` also checks the CRC. A packed-int node narrower than a byte may have at most
+ * CC_MAX_NARROW_COUNT elements. Returns 0 or COLUMNAR_ECORRUPT. */
 int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expect_role, bool verify_checksum,
                  cc_node *out);
 /* The same within a transaction's version. */

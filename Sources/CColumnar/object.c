@@ -185,7 +185,13 @@ static int backlink_list(columnar_txn *txn, uint32_t origin_table, uint32_t orig
     cc_tstate *ts;
     cc_tnode *leaf;
     uint32_t row;
-    if ((rc = cc_obj_find_for_write(txn, target_table, target_key, &ts, &leaf, &row))) return rc;
+    /* Link targets are checked when a link is made and links to an object go when it is deleted: a link to a
+     * missing object is damage, not a key the caller got wrong. */
+    if ((rc = cc_obj_find_for_write(txn, target_table, target_key, &ts, &leaf, &row)) == COLUMNAR_ENOTFOUND)
+        return CC_CORRUPT(0, "%s.%s links to object %lld of %s, which does not exist",
+                          cc_table_schema_get(txn, origin_table)->name, link->name, (long long)target_key,
+                          cc_table_schema_get(txn, target_table)->name);
+    if (rc) return rc;
     cc_collcell *cell = cc_mvec_cell(&leaf->columns[column], row);
     if ((rc = cc_coll_materialize(txn, cell, backlink_elem()))) return rc;
     *out = &cell->dirty->values;
@@ -226,6 +232,9 @@ static int unlink_target(columnar_txn *txn, uint32_t table, uint32_t column, int
     cc_tnode *leaf;
     uint32_t row;
     int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
+    if (rc == COLUMNAR_ENOTFOUND)
+        return CC_CORRUPT(0, "object %lld has a backlink from object %lld of %s, which does not exist",
+                          (long long)target_key, (long long)key, cc_table_schema_get(txn, table)->name);
     if (rc) return rc;
     const cc_column *col = &cc_table_schema_get(txn, table)->columns[column];
     cc_mvec *vec = &leaf->columns[column];
@@ -431,15 +440,28 @@ static int delete_object(columnar_txn *txn, uint32_t table, int64_t key) {
             cc_collcell cell = *(cc_collcell *)cc_mvec_cell(vec, row);
             uint64_t count;
             if ((rc = cc_collcell_count(txn, &cell, cc_column_elemtype(col), &count))) return rc;
-            int64_t *keys = malloc((count ? count : 1) * sizeof *keys);
-            if (!keys) return -ENOMEM;
-            uint64_t n = 0;
+            /* The keys are copied before anything changes (unlinking changes rows of this table, perhaps this very
+             * collection). The copy grows with the elements actually read: the count of a committed collection is
+             * what its root claims, and reading stops at the first element the tree does not hold. */
+            int64_t *keys = NULL;
+            size_t n = 0, capacity = 0;
             for (uint64_t i = 0; i < count && !rc; i++) {
+                int64_t element;
                 bool is_null;
-                rc = cc_collcell_get(txn, &cell, cc_column_elemtype(col), false, i, &keys[n], &is_null);
-                if (!is_null) n++;
+                if ((rc = cc_collcell_get(txn, &cell, cc_column_elemtype(col), false, i, &element, &is_null)) || is_null)
+                    continue;
+                if (n == capacity) {
+                    capacity = capacity ? capacity * 2 : 16;
+                    int64_t *grown = realloc(keys, capacity * sizeof *keys);
+                    if (!grown) {
+                        rc = -ENOMEM;
+                        break;
+                    }
+                    keys = grown;
+                }
+                keys[n++] = element;
             }
-            for (uint64_t i = 0; i < n && !rc; i++) {
+            for (size_t i = 0; i < n && !rc; i++) {
                 if (backlink) rc = unlink_target(txn, col->origin_table, col->origin_column, keys[i], key);
                 else rc = cc_backlink_remove(txn, table, c, key, keys[i]);
             }

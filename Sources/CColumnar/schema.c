@@ -103,6 +103,39 @@ static int take_name(cursor *c, char name[COLUMNAR_MAX_NAME_BYTES + 1]) {
     return 0;
 }
 
+/* What the engine relies on of a live column's flags, beyond their being known bits. The writer gives a search
+ * index only to a single value of an indexable type (an ordered one only to the types with ordered keys, index.c),
+ * makes single links nullable (a deleted target leaves null), and makes backlink columns lists of links; the
+ * index, delete and backlink code read cells in those shapes and would read another shape's cells wrongly. */
+static bool column_shape_valid(const cc_column *col) {
+    if (col->flags & CF_COL_FLAG_REMOVED) return true;
+    bool single = col->collection == COLUMNAR_COLLECTION_NONE;
+    if (col->flags & CF_COL_FLAG_INDEXED) {
+        bool indexable = col->type == COLUMNAR_TYPE_INT || col->type == COLUMNAR_TYPE_BOOL ||
+                         col->type == COLUMNAR_TYPE_STRING || col->type == COLUMNAR_TYPE_TIMESTAMP ||
+                         col->type == COLUMNAR_TYPE_OBJECTID || col->type == COLUMNAR_TYPE_UUID;
+        bool orderable = col->type == COLUMNAR_TYPE_INT || col->type == COLUMNAR_TYPE_BOOL ||
+                         col->type == COLUMNAR_TYPE_STRING || col->type == COLUMNAR_TYPE_TIMESTAMP;
+        if (!single || !indexable || (col->flags & CF_COL_FLAG_BACKLINK)) return false;
+        if ((col->flags & CF_COL_FLAG_ORDERED) && !orderable) return false;
+    }
+    if (col->type == COLUMNAR_TYPE_LINK && single && !(col->flags & CF_COL_FLAG_NULLABLE)) return false;
+    if ((col->flags & CF_COL_FLAG_BACKLINK) &&
+        (col->type != COLUMNAR_TYPE_LINK || col->collection != COLUMNAR_COLLECTION_LIST))
+        return false;
+    return true;
+}
+
+/* A live backlink column of table `target` must record a live link column (of a live table) that links to
+ * `target`: deleting an object follows it there and unlinks the object. */
+static bool backlink_origin_valid(const cc_schema *schema, uint32_t target, const cc_column *col) {
+    if (col->origin_table >= schema->table_count) return false;
+    const cc_table_schema *origin = &schema->tables[col->origin_table];
+    if ((origin->flags & CF_TABLE_FLAG_REMOVED) || col->origin_column >= origin->column_count) return false;
+    const cc_column *link = &origin->columns[col->origin_column];
+    return cc_column_is_visible(link) && link->type == COLUMNAR_TYPE_LINK && link->target_table == target;
+}
+
 int cc_schema_decode(const uint8_t *bytes, uint64_t size, uint64_t ref, cc_schema **out) {
     cursor c = { bytes, size, 0, ref };
     cc_schema *schema = cc_schema_empty();
@@ -143,15 +176,20 @@ int cc_schema_decode(const uint8_t *bytes, uint64_t size, uint64_t ref, cc_schem
                 goto fail;
             if (col->type < COLUMNAR_TYPE_INT || col->type > COLUMNAR_TYPE_LINK ||
                 col->collection > COLUMNAR_COLLECTION_DICT || col->flags > CF_COL_FLAGS_KNOWN ||
-                ((col->flags & CF_COL_FLAG_ORDERED) && !(col->flags & CF_COL_FLAG_INDEXED))) {
+                ((col->flags & CF_COL_FLAG_ORDERED) && !(col->flags & CF_COL_FLAG_INDEXED)) || !column_shape_valid(col)) {
                 rc = CC_CORRUPT(ref, "schema at %llu: column %s.%s has type %u, collection %u, flags %u",
                                 (unsigned long long)ref, table->name, col->name, col->type, col->collection, col->flags);
                 goto fail;
             }
         }
-        if (table->primary_key != CF_NO_COLUMN && table->primary_key >= column_count) {
-            rc = CC_CORRUPT(ref, "schema at %llu: table %s has primary key column %u of %u", (unsigned long long)ref,
-                            table->name, table->primary_key, column_count);
+        /* The engine writes the primary key's value into its column's cell when it creates an object, so the
+         * column must be one whose cells hold a single value. */
+        if (table->primary_key != CF_NO_COLUMN &&
+            (table->primary_key >= column_count || !cc_column_is_visible(&table->columns[table->primary_key]) ||
+             table->columns[table->primary_key].collection != COLUMNAR_COLLECTION_NONE)) {
+            rc = CC_CORRUPT(ref, "schema at %llu: table %s has primary key column %u of %u, which is not a live "
+                            "single-valued column", (unsigned long long)ref, table->name, table->primary_key,
+                            column_count);
             goto fail;
         }
     }
@@ -172,8 +210,7 @@ int cc_schema_decode(const uint8_t *bytes, uint64_t size, uint64_t ref, cc_schem
                 bad = col->target_table >= schema->table_count ||
                       (schema->tables[col->target_table].flags & CF_TABLE_FLAG_REMOVED);
             if (col->flags & CF_COL_FLAG_BACKLINK)
-                bad = bad || col->origin_table >= schema->table_count ||
-                      col->origin_column >= schema->tables[col->origin_table].column_count;
+                bad = bad || !backlink_origin_valid(schema, t, col);
             if (bad) {
                 rc = CC_CORRUPT(ref, "schema at %llu: column %s.%s refers to a missing table or column",
                                 (unsigned long long)ref, table->name, col->name);

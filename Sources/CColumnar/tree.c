@@ -87,6 +87,14 @@ int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_n
     if (node->role == CF_ROLE_INNER && (keys->count != node->count - 1 || keys->count == 0))
         return CC_CORRUPT(ref, "inner node at %llu has %u children but %u keys", (unsigned long long)ref,
                           node->count - 1, keys->count);
+    /* Counts are bounded by what a writer makes, so that no count from the file drives a loop or an allocation
+     * past it: a key array of width 0 has an empty payload whatever count its header claims. */
+    if (node->role == CF_ROLE_INNER && keys->count > CF_INNER_FANOUT)
+        return CC_CORRUPT(ref, "inner node at %llu has %u children, more than the %u a writer makes",
+                          (unsigned long long)ref, keys->count, CF_INNER_FANOUT);
+    if (node->role == CF_ROLE_CLUSTER && (keys->count == 0 || keys->count > CC_MAX_LEAF_ROWS))
+        return CC_CORRUPT(ref, "cluster at %llu has %u rows (a writer makes 1 to %u)", (unsigned long long)ref,
+                          keys->count, CC_MAX_LEAF_ROWS);
     return 0;
 }
 
@@ -130,8 +138,10 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
     return CC_CORRUPT(root->ref, "tree deeper than %u levels (a ref cycle?)", CF_MAX_TREE_DEPTH);
 }
 
+/* The value of a row whose cluster stores no leaf for the column. Writes the column's cell size only
+ * (cc_cell_bytes): callers size their buffers for the column they read, an int64_t for an int column. */
 static void default_cell(const cc_column *column, void *cell, bool *is_null) {
-    memset(cell, 0, 16);
+    memset(cell, 0, cc_cell_bytes(column->type, column->collection));
     *is_null = column->collection == COLUMNAR_COLLECTION_NONE && (column->flags & CF_COL_FLAG_NULLABLE);
 }
 
@@ -198,16 +208,19 @@ static cc_tnode *tnode_new(bool is_leaf) {
     return n;
 }
 
+/* Grows a private node's arrays to hold `capacity` entries. New child slots are zeroed, so that a node freed
+ * before all its children were filled in frees none that it does not own. */
 static int tnode_reserve(cc_tnode *n, uint32_t capacity) {
     if (capacity <= n->capacity) return 0;
     uint32_t grown = n->capacity ? n->capacity : 16;
-    while (grown < capacity) grown *= 2;
+    while (grown < capacity) grown = grown > UINT32_MAX / 2 ? UINT32_MAX : grown * 2;
     uint64_t *keys = realloc(n->keys, (size_t)grown * sizeof *keys);
     if (!keys) return -ENOMEM;
     n->keys = keys;
     if (!n->is_leaf) {
         cc_child *children = realloc(n->children, (size_t)grown * sizeof *children);
         if (!children) return -ENOMEM;
+        memset(children + n->capacity, 0, (size_t)(grown - n->capacity) * sizeof *children);
         n->children = children;
     }
     n->capacity = grown;
@@ -251,14 +264,17 @@ static void tnode_free(cc_tnode *n) {
     free(n);
 }
 
-/* Copies the committed node of `child` into a private node and schedules the old nodes to be freed. */
+/* Copies the committed node of `child` into a private node and schedules the old nodes to be freed. When the copy
+ * fails (a damaged node), nothing of it stays scheduled: the old nodes are still the ones the tree refers to, and
+ * a commit that put them on the free list would let later commits overwrite live data. */
 static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema *schema) {
+    size_t scheduled_before = txn->to_free.count;
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
-    if (rc) return rc;
+    int rc = cc_frees_bounded(txn, child->ref);
+    if (rc || (rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
     cc_tnode *n = tnode_new(node.role == CF_ROLE_CLUSTER);
     if (!n) return -ENOMEM;
-    if ((rc = tnode_reserve(n, keys.count ? keys.count : 1))) goto fail;
+    if ((rc = tnode_reserve(n, keys.count))) goto fail;
     for (uint32_t i = 0; i < keys.count; i++) {
         n->keys[i] = (uint64_t)cc_node_int_at(&keys, i);
         if (i && (int64_t)n->keys[i] <= (int64_t)n->keys[i - 1]) {
@@ -266,17 +282,18 @@ static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema
             goto fail;
         }
     }
-    n->count = keys.count;
     if (!n->is_leaf) {
-        for (uint32_t i = 0; i < n->count; i++) {
-            n->children[i].ref = cc_node_ref_at(&node, i + 1);
-            n->children[i].node = NULL;
+        /* The count is set once every child is: tnode_free frees the children it counts. */
+        for (uint32_t i = 0; i < keys.count; i++) {
+            n->children[i] = (cc_child){ cc_node_ref_at(&node, i + 1), NULL };
             if (!n->children[i].ref) {
                 rc = CC_CORRUPT(node.ref, "inner node at %llu has a null child", (unsigned long long)node.ref);
                 goto fail;
             }
         }
+        n->count = keys.count;
     } else {
+        n->count = keys.count;
         n->columns = calloc(schema->column_count ? schema->column_count : 1, sizeof *n->columns);
         if (!n->columns) { rc = -ENOMEM; goto fail; }
         n->column_count = schema->column_count;
@@ -306,6 +323,7 @@ static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema
     child->node = n;
     return 0;
 fail:
+    txn->to_free.count = scheduled_before;
     tnode_free(n);
     return rc;
 }
@@ -540,8 +558,8 @@ void cc_tree_discard(cc_child *root) {
 static int release_committed(columnar_txn *txn, uint64_t ref, const cc_table_schema *schema, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, ref, &node, &keys);
-    if (rc) return rc;
+    int rc = cc_frees_bounded(txn, ref);
+    if (rc || (rc = cc_tree_node_read(txn, ref, &node, &keys))) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
             if ((rc = release_committed(txn, cc_node_ref_at(&node, i), schema, depth + 1))) return rc;
@@ -592,43 +610,62 @@ int cc_tree_release(columnar_txn *txn, cc_child *root, const cc_table_schema *sc
     return release_child(txn, root, schema, 0);
 }
 
-static int each_committed(const columnar_txn *txn, uint64_t ref, cc_row_visitor visit, void *context,
-                          uint32_t depth) {
+/* A walk over every row. Rows come in key order, and a committed cluster must start above the last key seen: a
+ * damaged tree whose refs reach a subtree twice fails at the second visit instead of being walked once per path
+ * (exponentially many in its depth). */
+typedef struct row_walk {
+    const columnar_txn *txn;
+    cc_row_visitor visit;
+    void *context;
+    bool has_last;
+    int64_t last_key;
+} row_walk;
+
+static int each_committed(row_walk *w, uint64_t ref, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = cc_tree_node_read(txn, ref, &node, &keys);
+    int rc = cc_tree_node_read(w->txn, ref, &node, &keys);
     if (rc) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
-            if ((rc = each_committed(txn, cc_node_ref_at(&node, i), visit, context, depth + 1))) return rc;
+            if ((rc = each_committed(w, cc_node_ref_at(&node, i), depth + 1))) return rc;
         return 0;
     }
+    int64_t first = cc_node_int_at(&keys, 0);
+    if (w->has_last && first <= w->last_key)
+        return CC_CORRUPT(ref, "cluster at %llu starts at key %lld, not above the key %lld before it",
+                          (unsigned long long)ref, (long long)first, (long long)w->last_key);
     for (uint32_t r = 0; r < keys.count; r++) {
         cc_rowpos pos = { NULL, ref, r };
-        if ((rc = visit(context, cc_node_int_at(&keys, r), &pos))) return rc;
+        int64_t key = cc_node_int_at(&keys, r);
+        w->has_last = true;
+        w->last_key = key;
+        if ((rc = w->visit(w->context, key, &pos))) return rc;
     }
     return 0;
 }
 
-static int each_child(const columnar_txn *txn, const cc_child *child, cc_row_visitor visit, void *context,
-                      uint32_t depth) {
-    if (!child->node) return child->ref ? each_committed(txn, child->ref, visit, context, depth) : 0;
+static int each_child(row_walk *w, const cc_child *child, uint32_t depth) {
+    if (!child->node) return child->ref ? each_committed(w, child->ref, depth) : 0;
     cc_tnode *n = child->node;
     int rc;
     if (n->is_leaf) {
         for (uint32_t r = 0; r < n->count; r++) {
             cc_rowpos pos = { n, 0, r };
-            if ((rc = visit(context, (int64_t)n->keys[r], &pos))) return rc;
+            w->has_last = true;
+            w->last_key = (int64_t)n->keys[r];
+            if ((rc = w->visit(w->context, (int64_t)n->keys[r], &pos))) return rc;
         }
         return 0;
     }
     for (uint32_t i = 0; i < n->count; i++)
-        if ((rc = each_child(txn, &n->children[i], visit, context, depth + 1))) return rc;
+        if ((rc = each_child(w, &n->children[i], depth + 1))) return rc;
     return 0;
 }
 
 int cc_tree_each_row(const columnar_txn *txn, const cc_child *root, cc_row_visitor visit, void *context) {
-    return each_child(txn, root, visit, context, 0);
+    row_walk w = { txn, visit, context, false, 0 };
+    return each_child(&w, root, 0);
 }
 
 static int materialize_child(columnar_txn *txn, cc_child *child, const cc_table_schema *schema, uint32_t depth) {
@@ -651,11 +688,16 @@ int cc_tree_materialize_all(columnar_txn *txn, cc_child *root, const cc_table_sc
     return materialize_child(txn, root, schema, 0);
 }
 
+/* Finds the first cluster below `child` holding a key >= `key`. With `must_find`, the subtree was entered
+ * because its routing key is above `key`: in a committed tree its first key is that routing key, so its leftmost
+ * cluster must answer. Failing that, it is damaged (its keys lie below its routing key), and saying so at once
+ * keeps a damaged tree whose refs reach subtrees several times from being searched in full once per path. */
 static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t key, cc_cluster_pos *out,
-                      uint32_t depth) {
+                      uint32_t depth, bool must_find) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(child->ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     int rc;
     if (child->node) {
+        /* Private nodes may have lost rows to this transaction, so a child may come back empty-handed. */
         cc_tnode *n = child->node;
         if (n->is_leaf) {
             if (n->count && (int64_t)n->keys[n->count - 1] >= key) {
@@ -665,7 +707,7 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
             return 0;
         }
         for (uint32_t i = n->count ? route_private(n, key) : 0; i < n->count; i++) {
-            if ((rc = seek_child(txn, &n->children[i], key, out, depth + 1))) return rc;
+            if ((rc = seek_child(txn, &n->children[i], key, out, depth + 1, false))) return rc;
             if (out->found) return 0;
         }
         return 0;
@@ -674,17 +716,22 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
     cc_node node, keys;
     if ((rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
     if (node.role == CF_ROLE_CLUSTER) {
-        if (keys.count && cc_node_int_at(&keys, keys.count - 1) >= key) {
+        if (cc_node_int_at(&keys, keys.count - 1) >= key) {
             out->found = true;
             out->keys = keys;
             out->cluster_ref = node.ref;
+        } else if (must_find) {
+            return CC_CORRUPT(node.ref, "cluster at %llu ends at key %lld, below the routing key that led to it",
+                              (unsigned long long)node.ref, (long long)cc_node_int_at(&keys, keys.count - 1));
         }
         return 0;
     }
-    for (uint64_t i = route_packed(&keys, key); i < keys.count; i++) {
+    /* The child the key routes to may hold only smaller keys; every later one is entered with must_find. */
+    uint64_t routed = route_packed(&keys, key);
+    for (uint64_t i = routed; i < keys.count; i++) {
         cc_child next = { cc_node_ref_at(&node, (uint32_t)i + 1), NULL };
         if (!next.ref) return CC_CORRUPT(node.ref, "inner node at %llu has a null child", (unsigned long long)node.ref);
-        if ((rc = seek_child(txn, &next, key, out, depth + 1))) return rc;
+        if ((rc = seek_child(txn, &next, key, out, depth + 1, must_find || i > routed))) return rc;
         if (out->found) return 0;
     }
     return 0;
@@ -692,7 +739,7 @@ static int seek_child(const columnar_txn *txn, const cc_child *child, int64_t ke
 
 int cc_tree_seek_cluster(const columnar_txn *txn, const cc_child *root, int64_t key, cc_cluster_pos *out) {
     memset(out, 0, sizeof *out);
-    return seek_child(txn, root, key, out, 0);
+    return seek_child(txn, root, key, out, 0, false);
 }
 
 static int seek_last(const columnar_txn *txn, const cc_child *child, cc_cluster_pos *out, uint32_t depth) {

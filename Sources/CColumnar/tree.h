@@ -19,9 +19,11 @@
 #define CC_MAX_LEAF_ROWS (COLUMNAR_MAX_CLUSTER_SIZE * CC_LEAF_SPLIT_FACTOR)
 _Static_assert(COLUMNAR_MAX_CLUSTER_SIZE * CC_LEAF_SPLIT_FACTOR >= CC_LEAF_SPLIT_MIN_ROWS,
                "the split bound of the largest cluster size covers the minimum split size");
+_Static_assert(CC_MAX_LEAF_ROWS <= CC_MAX_NARROW_COUNT, "node validation admits narrow arrays as long as any leaf");
 
 /* Reads the committed INNER or CLUSTER node at `ref` with its KEYS child, checking that they agree (an inner
- * node has one key per child and at least one child). Returns 0 or COLUMNAR_ECORRUPT. */
+ * node has one key per child, 1 to CF_INNER_FANOUT children; a cluster 1 to CC_MAX_LEAF_ROWS rows). Returns 0 or
+ * COLUMNAR_ECORRUPT. */
 int cc_tree_node_read(const columnar_txn *txn, uint64_t ref, cc_node *node, cc_node *keys);
 
 /* Finds `key`. On success *found tells whether it exists, and `out` locates it (a private leaf, or a committed
@@ -32,7 +34,8 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
  * written: every row holds the default). The caller checks the leaf's count against the rows it reads. */
 int cc_cluster_leaf_open(const columnar_txn *txn, uint64_t cluster_ref, uint32_t column, uint8_t type,
                          uint8_t collection, cc_leaf *out);
-/* Reads column `column` of the row at `pos`. */
+/* Reads column `column` of the row at `pos` into `cell`, which receives cc_cell_bytes of the column's type and
+ * collection (8 bytes for an int column, 16 at most). */
 int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_rowpos *pos, uint32_t column,
                void *cell, bool *is_null);
 /* Write path: makes the leaf that holds (or would hold) `key` private. With `insert` and the key absent, inserts

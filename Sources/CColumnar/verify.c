@@ -569,10 +569,14 @@ static void walk_list(verifier *v, uint64_t ref, uint64_t parent, elem_walk *ew,
     if (node.role == CF_ROLE_COLUMN) {
         cc_leaf leaf;
         if (!open_leaf(v, &node, ew->type, COLUMNAR_COLLECTION_NONE, ew->nullable, -1, NULL, &leaf)) return;
-        if (leaf.count > CF_COLL_LEAF_MAX)
+        *out_count = leaf.count;
+        if (leaf.count > CF_COLL_LEAF_MAX) {
+            /* Its elements are not read: see walk_cluster. */
             report(v, ref, "collection leaf at %llu holds %u elements, more than %u", (unsigned long long)ref,
                    leaf.count, CF_COLL_LEAF_MAX);
-        *out_count = leaf.count;
+            lose_data(v);
+            return;
+        }
         if (v->suspect_nodes != suspect_before) return;
         for (uint32_t i = 0; i < leaf.count && !v->error; i++) {
             vcell cell;
@@ -604,6 +608,9 @@ static void walk_list(verifier *v, uint64_t ref, uint64_t parent, elem_walk *ew,
             return;
         }
     }
+    if (node.count - 1 > CF_INNER_FANOUT)
+        report(v, ref, "list node at %llu has %u children, more than the %u a writer makes", (unsigned long long)ref,
+               node.count - 1, CF_INNER_FANOUT);
     cc_node counts;
     bool counts_ok = visit_child(v, &node, 0, CF_ROLE_META, &counts);
     if (counts_ok) {
@@ -815,6 +822,14 @@ static void walk_cluster(verifier *v, tree_walk *tw, const cc_node *cluster, int
         return;
     }
     if (keys.count == 0) report(v, cluster->ref, "cluster at %llu has no rows", (unsigned long long)cluster->ref);
+    /* The rows are collected (their keys, links and index values) only up to what a writer can make: a count
+     * beyond it is the finding, and collecting it would take memory and time the file does not justify. */
+    if (keys.count > CC_MAX_LEAF_ROWS) {
+        report(v, keys.ref, "cluster at %llu has %u rows, more than the %u a writer makes; its rows are not read",
+               (unsigned long long)cluster->ref, keys.count, CC_MAX_LEAF_ROWS);
+        lose_nodes(v);
+        return;
+    }
     bool range_reported = false;
     for (uint32_t row = 0; row < keys.count && !v->error; row++) {
         int64_t key = cc_node_int_at(&keys, row);
@@ -917,6 +932,9 @@ static void walk_tree(verifier *v, tree_walk *tw, uint64_t ref, uint64_t parent,
                keys.count);
         keys_ok = false;
     }
+    if (node.count - 1 > CF_INNER_FANOUT)
+        report(v, ref, "inner node at %llu has %u children, more than the %u a writer makes", (unsigned long long)ref,
+               node.count - 1, CF_INNER_FANOUT);
     if (keys_ok) {
         for (uint32_t i = 1; i < keys.count; i++) {
             if (cc_node_int_at(&keys, i) > cc_node_int_at(&keys, i - 1)) continue;
