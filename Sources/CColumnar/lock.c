@@ -171,7 +171,8 @@ struct cc_lock {
     /* The local part of the writer and sync locks: OFD locks do not exclude threads sharing a descriptor, and
      * a pthread mutex belongs to the thread that took it, while a write may commit on another thread. */
     pthread_mutex_t local_mutex;
-    pthread_cond_t local_cond;
+    pthread_cond_t writer_cond;    /* signalled when writer_held clears */
+    pthread_cond_t sync_cond;      /* signalled when sync_held clears */
     bool writer_held;
     bool sync_held;
 };
@@ -409,7 +410,8 @@ int cc_lock_open(const char *path, int data_fd, bool read_only, cc_lock **out_lo
     lock->read_only = read_only;
     lock->handle_slot = UINT32_MAX;
     pthread_mutex_init(&lock->local_mutex, NULL);
-    pthread_cond_init(&lock->local_cond, NULL);
+    pthread_cond_init(&lock->writer_cond, NULL);
+    pthread_cond_init(&lock->sync_cond, NULL);
 
     if (path == NULL) {
         /* An in-memory database: the handles of this process share this cc_lock, so anonymous shared memory
@@ -468,7 +470,8 @@ void cc_lock_close(cc_lock *lock) {
     /* Closing the descriptor drops our init and handle bytes, so the last handle to close lets the next opener
      * reinitialise. The alias byte on the data file goes when the data file's descriptor is closed. */
     if (lock->fd >= 0) close(lock->fd);
-    pthread_cond_destroy(&lock->local_cond);
+    pthread_cond_destroy(&lock->writer_cond);
+    pthread_cond_destroy(&lock->sync_cond);
     pthread_mutex_destroy(&lock->local_mutex);
     free(lock->path);
     free(lock);
@@ -478,10 +481,12 @@ void cc_lock_close(cc_lock *lock) {
 /* The writer lock and the sync leadership                                                                     */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-/* Takes the local part of a lock (a flag under the local mutex, so any thread may release it). */
-static void local_take(cc_lock *lock, bool *held) {
+/* Takes the local part of a lock (a flag under the local mutex, so any thread may release it). Each flag has its
+ * condition variable, and a release wakes one waiter: any of them may take the lock, and waking all of them at
+ * every release would have them fight for the mutex only to sleep again. */
+static void local_take(cc_lock *lock, bool *held, pthread_cond_t *released) {
     pthread_mutex_lock(&lock->local_mutex);
-    while (*held) pthread_cond_wait(&lock->local_cond, &lock->local_mutex);
+    while (*held) pthread_cond_wait(released, &lock->local_mutex);
     *held = true;
     pthread_mutex_unlock(&lock->local_mutex);
 }
@@ -494,20 +499,20 @@ static bool local_try(cc_lock *lock, bool *held) {
     return taken;
 }
 
-static void local_give(cc_lock *lock, bool *held) {
+static void local_give(cc_lock *lock, bool *held, pthread_cond_t *released) {
     pthread_mutex_lock(&lock->local_mutex);
     *held = false;
-    pthread_cond_broadcast(&lock->local_cond);
+    pthread_cond_signal(released);
     pthread_mutex_unlock(&lock->local_mutex);
 }
 
 int cc_lock_writer_acquire(cc_lock *lock, cc_repair_kind *out_repair) {
     cc_lock_shared *shared = lock->shared;
-    local_take(lock, &lock->writer_held);
+    local_take(lock, &lock->writer_held, &lock->writer_cond);
     if (lock->data_fd >= 0) {
         int rc = ofd_lock(lock->data_fd, F_OFD_SETLKW, F_WRLCK, CC_DATA_WRITER_BYTE, 1);
         if (rc != 0) {
-            local_give(lock, &lock->writer_held);
+            local_give(lock, &lock->writer_held, &lock->writer_cond);
             return cc_error(rc, 0, "", "cannot take the writer lock of %s: %s", lock_name(lock), strerror(-rc));
         }
     }
@@ -527,7 +532,7 @@ int cc_lock_writer_acquire(cc_lock *lock, cc_repair_kind *out_repair) {
 void cc_lock_writer_release(cc_lock *lock) {
     atomic_store(&lock->shared->writer_active, 0);
     if (lock->data_fd >= 0) ofd_lock(lock->data_fd, F_OFD_SETLK, F_UNLCK, CC_DATA_WRITER_BYTE, 1);
-    local_give(lock, &lock->writer_held);
+    local_give(lock, &lock->writer_held, &lock->writer_cond);
 }
 
 /* The leadership was taken: find out whether the previous leader died while leading. */
@@ -548,7 +553,7 @@ int cc_lock_sync_try_lead(cc_lock *lock, bool *out_leader_died) {
     if (lock->data_fd >= 0) {
         int rc = ofd_lock(lock->data_fd, F_OFD_SETLK, F_WRLCK, CC_DATA_SYNC_BYTE, 1);
         if (rc != 0) {
-            local_give(lock, &lock->sync_held);
+            local_give(lock, &lock->sync_held, &lock->sync_cond);
             return 0;
         }
     }
@@ -556,12 +561,12 @@ int cc_lock_sync_try_lead(cc_lock *lock, bool *out_leader_died) {
 }
 
 int cc_lock_sync_lead(cc_lock *lock, bool *out_leader_died) {
-    local_take(lock, &lock->sync_held);
+    local_take(lock, &lock->sync_held, &lock->sync_cond);
     if (lock->data_fd >= 0) {
         int rc = ofd_lock(lock->data_fd, F_OFD_SETLKW, F_WRLCK, CC_DATA_SYNC_BYTE, 1);
         if (rc != 0) {
             /* Only an interrupted or refused wait gets here; the caller's next attempt tries again. */
-            local_give(lock, &lock->sync_held);
+            local_give(lock, &lock->sync_held, &lock->sync_cond);
             *out_leader_died = false;
             return 0;
         }
@@ -572,7 +577,7 @@ int cc_lock_sync_lead(cc_lock *lock, bool *out_leader_died) {
 void cc_lock_sync_release(cc_lock *lock) {
     atomic_store(&lock->shared->leader_active, 0);
     if (lock->data_fd >= 0) ofd_lock(lock->data_fd, F_OFD_SETLK, F_UNLCK, CC_DATA_SYNC_BYTE, 1);
-    local_give(lock, &lock->sync_held);
+    local_give(lock, &lock->sync_held, &lock->sync_cond);
 }
 
 uint32_t cc_lock_sync_sequence(cc_lock *lock) { return atomic_load(&lock->shared->sync_sequence); }
