@@ -6,7 +6,8 @@
  * disk), and then used the way an application and the inspection tool use a file:
  *
  *   1. the inspector (columnar_inspector_*): header, status, version, tables, columns, the node walk, the usage
- *      per owner, the free list, node decoding, raw bytes and the integrity walk, on both header slots;
+ *      per owner, the free list, node decoding, raw bytes and the integrity walk, on the current version and
+ *      the newest other usable slot's;
  *   2. a read transaction: every table, column and object (up to the caps below), every value of every column
  *      type, every list, set and dictionary, backlinks, the search-index calls, reads of many objects at once,
  *      cluster iteration, a scan of every table with the kernels run on its views, and columnar_verify;
@@ -179,9 +180,15 @@ static void run_inspector(void) {
     columnar_inspector_status(insp, &message, &offset);
     touch_bytes(message, strlen(message));
     inspect_version(insp);
-    /* The other slot's (older) version too, when it is usable. */
-    int other = header->current_slot == 0 ? 1 : 0;
-    if (columnar_inspector_select_slot(insp, other) == 0) inspect_version(insp);
+    /* The usable slot of the highest version other than the current one too (the version recovery falls back
+     * to, or a newer one that is not whole): one more version, not all fifteen, keeps each input fast. */
+    int other = -1;
+    for (int slot = 0; slot < (int)COLUMNAR_HEADER_SLOTS; slot++) {
+        const columnar_slot_info *info = &header->slots[slot];
+        if (slot == header->current_slot || !info->usable) continue;
+        if (other < 0 || info->version > header->slots[other].version) other = slot;
+    }
+    if (other >= 0 && columnar_inspector_select_slot(insp, other) == 0) inspect_version(insp);
     columnar_lock_file_info lock;
     columnar_inspect_lock_file(database_path, &lock, NULL, NULL);
     columnar_inspector_close(insp);

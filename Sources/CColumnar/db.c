@@ -280,8 +280,15 @@ int columnar_db_stats_get(columnar_db *db, columnar_db_stats *out) {
     cc_node top, sizes;
     rc = cc_node_read(txn, txn->top_ref, CF_ROLE_TOP, &top);
     if (!rc) rc = cc_node_child(txn, &top, CF_TOP_FREE_SIZE, CF_ROLE_FREE_SIZE, false, &sizes);
-    if (!rc)
-        for (uint32_t i = 0; i < sizes.count; i++) out->free_bytes += (uint64_t)cc_node_int_at(&sizes, i);
+    if (!rc && sizes.encoding != COLUMNAR_ENCODING_PACKED_INT)
+        rc = CC_CORRUPT(sizes.ref, "free-list sizes at %llu are not packed integers", (unsigned long long)sizes.ref);
+    for (uint32_t i = 0; !rc && i < sizes.count; i++) {
+        int64_t size = cc_node_int_at(&sizes, i);
+        if (size <= 0 || (uint64_t)size > latest.used_size)
+            rc = CC_CORRUPT(sizes.ref, "free-list entry %u claims %lld bytes", i, (long long)size);
+        else
+            out->free_bytes += (uint64_t)size;
+    }
     columnar_txn_rollback(txn);
     return rc;
 }

@@ -109,6 +109,11 @@
  *     u8 name_len, name, u8 flags (1 = removed), u32 primary_key_col (0xFFFFFFFF none), u32 column_count,
  *     then per column: u8 name_len, name, u8 type, u8 collection, u8 flags (1 nullable, 2 indexed,
  *     4 backlink (hidden), 8 removed), u32 target_table, u32 origin_table, u32 origin_column.
+ *
+ * LIMITS a reader enforces (a node past one is damage, COLUMNAR_ECORRUPT, whatever its checksum says): a packed-int
+ * node narrower than a byte holds at most CC_MAX_NARROW_COUNT elements (node.h; its count is not backed by payload
+ * bytes); an INNER or LIST_INNER node has 1 to CF_INNER_FANOUT children; a CLUSTER 1 to CC_MAX_LEAF_ROWS rows
+ * (tree.h); a collection leaf at most CF_COLL_LEAF_MAX elements; a tree at most CF_MAX_TREE_DEPTH levels.
  */
 #ifndef COLUMNAR_FORMAT_H
 #define COLUMNAR_FORMAT_H

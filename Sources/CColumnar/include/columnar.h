@@ -140,7 +140,9 @@ typedef enum columnar_type {
 #define COLUMNAR_MAX_VALUE_BYTES (16u * 1024u * 1024u)
 
 /** A value of any type. For STRING and BINARY, `as.bytes.data` points into the mapping or into transaction
- *  memory and stays valid until the transaction ends or the value's object or collection is next modified. */
+ *  memory and stays valid until the transaction ends or the value's object or collection is next modified. An
+ *  empty value may have `data` NULL (size 0), e.g. a row of a column added after the row was written: read
+ *  `size` bytes, never `data` alone. */
 typedef struct columnar_value {
     columnar_type type;
     bool is_null;
