@@ -224,13 +224,20 @@ static int zero_fill(const columnar_io *io, int fd, uint64_t from, uint64_t to) 
 
 /* Makes the file at least `needed` bytes long, growing in large steps (extending the file on every commit costs
  * a metadata sync each time) and writing zeros over the slack past [from, needed) once. Returns the new size in
- * *out_size. */
+ * *out_size. `known` is a size the file is known to have (0: unknown); it is asked for only when `needed` is
+ * beyond it, and updated. */
 static int grow_file(const columnar_io *io, int fd, const char *path, uint64_t reserved_bytes, uint64_t needed,
-                     uint64_t *out_size) {
+                     _Atomic uint64_t *known, uint64_t *out_size) {
+    uint64_t known_size = atomic_load_explicit(known, memory_order_relaxed);
+    if (needed <= known_size) {
+        *out_size = known_size;
+        return 0;
+    }
     struct stat st;
     if (fstat(fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat %s", path);
     uint64_t size = (uint64_t)st.st_size;
     if (needed <= size) {
+        atomic_store_explicit(known, size, memory_order_relaxed);
         *out_size = size;
         return 0;
     }
@@ -244,6 +251,7 @@ static int grow_file(const columnar_io *io, int fd, const char *path, uint64_t r
     if (!rc) rc = zero_fill(io, fd, needed > size ? needed : size, target);
     if (rc) return cc_error(rc, 0, "", "cannot grow %s to %llu bytes: %s", path, (unsigned long long)target,
                             columnar_strerror(rc));
+    atomic_store_explicit(known, target, memory_order_relaxed);
     *out_size = target;
     return 0;
 }
@@ -595,7 +603,8 @@ done:
 
 /* Makes the file large enough for the image and readable through the mapping, before anything is written. */
 int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t *out_file_size) {
-    int rc = grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, out_file_size);
+    int rc = grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, &db->known_file_bytes,
+                       out_file_size);
     return rc;
 }
 

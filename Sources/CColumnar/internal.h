@@ -191,6 +191,11 @@ struct columnar_db {
     cc_version_state unlocked_state;     /* COLUMNAR_OPEN_NO_LOCK: the version recovery chose (no lock file) */
     columnar_commit_path commit_path;
     char commit_path_description[128];
+    /* A size the file is known to have reached (files never shrink while open): a commit that fits needs no
+     * fstat, which matters because a stat makes the kernel stamp the next write with a fine-grained ctime, and on
+     * ext4 that costs the following fdatasync about half a sync more (docs/CommitPath.md, "Figures with
+     * protocol v2"). */
+    _Atomic uint64_t known_file_bytes;
     /* The decoded schema of the latest version seen, shared by read transactions. */
     pthread_mutex_t schema_cache_mutex;
     cc_schema *schema_cache;
