@@ -24,6 +24,7 @@ typedef struct cc_real_io {
     bool uring_active;         /* writes go through io_uring */
     char description[96];      /* "io_uring", "pwrite", "pwrite (io_uring: <why>)", "pwrite (turned off)" */
     void *uring;               /* struct io_uring *, owned; NULL when not in use */
+    bool ring_always;          /* COLUMNAR_IO_URING_WRITES=always: every large batch through the ring, unmeasured */
 } cc_real_io;
 
 /* Sets up the real I/O layer. With `want_uring`, probes io_uring (queue init); when the kernel or a sandbox

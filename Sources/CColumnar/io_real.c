@@ -2,18 +2,20 @@
  * io_real.c — the real I/O layer behind struct columnar_io: how the commit path's node batches, header writes,
  * syncs and file growth reach the file system.
  *
- * A large batch goes to the kernel through io_uring (one IORING_OP_WRITE per range, a window of up to
- * CC_URING_ENTRIES in flight, all submitted with one io_uring_enter where the ring has room) when the kernel and
- * any sandbox allow it; a small one, and every batch where io_uring is refused, through pwritev, coalescing
- * ranges that touch. Buffered writes submitted to io_uring run on kernel worker threads, and for the few ranges
- * of an ordinary commit that hand-off costs more than the writes themselves (docs/CommitPath.md, "io_uring"), so
- * the ring has to earn each batch: CC_URING_MIN_RANGES ranges or CC_URING_MIN_BYTES bytes. Syncs are fdatasync
- * (an IORING_OP_FSYNC is executed by a worker too); growth preallocates with fallocate and falls back to
- * ftruncate where the file system cannot.
+ * A large batch (CC_URING_MIN_RANGES ranges or CC_URING_MIN_BYTES bytes) may go to the kernel through io_uring
+ * (one IORING_OP_WRITE per range, a window of up to CC_URING_ENTRIES in flight, all submitted with one
+ * io_uring_enter where the ring has room) when the kernel and any sandbox allow it and the ring has written large
+ * batches faster than pwritev in this process ("Choosing the way" below); a small batch, and every batch where
+ * io_uring is refused or slower, goes through pwritev, coalescing ranges that touch. Buffered writes submitted to
+ * io_uring run on kernel worker threads, and for the few ranges of an ordinary commit that hand-off costs more
+ * than the writes themselves (docs/CommitPath.md, "io_uring"). Syncs are fdatasync (an IORING_OP_FSYNC is
+ * executed by a worker too); growth preallocates with fallocate and falls back to ftruncate where the file system
+ * cannot.
  *
  * Thread safety: a database's ring is used only by write batches, which come from the holder of the writer lock
  * (commits and repairs), so at most one thread uses a given ring. Syncs may run at the same time (a sync leader
- * of group commit does not hold the writer lock); they touch no shared state here.
+ * of group commit does not hold the writer lock); they touch no shared state here. The cost figures of "Choosing
+ * the way" are shared by the process's handles and updated without a lock: a lost update only delays the choice.
  */
 #include "io.h"
 #include "error.h"
@@ -27,6 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
 
@@ -35,6 +38,8 @@
 /* The smallest batch that goes through the ring (either bound suffices); smaller ones are written inline. */
 #define CC_URING_MIN_RANGES 16u
 #define CC_URING_MIN_BYTES (1u << 20)
+/* Every how many large batches the way not chosen is measured, so the choice follows the machine. */
+#define CC_WAY_RETRY_INTERVAL 64u
 /* The most bytes one write (one SQE, or one pwritev call) asks for. IORING_OP_WRITE takes an unsigned length,
  * and Linux never transfers more than about 2 GiB per call anyway; longer ranges are written in pieces. */
 #define CC_MAX_WRITE_BYTES ((size_t)1 << 30)
@@ -286,21 +291,71 @@ static int uring_batch(cc_real_io *real_io, int fd, const columnar_io_write *wri
 /* The columnar_io operations                                                                                   */
 /* ---------------------------------------------------------------------------------------------------------- */
 
+/* Choosing the way. Buffered writes submitted to io_uring are executed by the kernel's worker threads on file
+ * systems without asynchronous buffered writes (ext4 on Linux 6.18 among them); there the writes of a large commit
+ * took about three times as long through the ring as through pwritev in most runs (docs/CommitPath.md,
+ * "io_uring"), while elsewhere the ring's parallel writes may win. So a large batch goes the way that has been
+ * faster in this process: pwritev at first, every batch measured (time per KiB, a moving average); every
+ * CC_WAY_RETRY_INTERVAL-th batch goes the other way, and the ring takes over once it has measured cheaper (pwritev
+ * is then measured again every CC_WAY_RETRY_INTERVAL-th batch). A short-lived process never pays for a slow ring;
+ * a long-lived one pays for it once in that many large batches. Both ways write the same bytes and report the
+ * same errors; only the time differs. COLUMNAR_IO_URING_WRITES=always sends every large batch through the ring
+ * (the tests use it to cover the ring's writes). */
+static _Atomic uint64_t ring_ns_per_kib;  /* 0: not measured yet */
+static _Atomic uint64_t pwrite_ns_per_kib;
+static _Atomic uint64_t large_batch_count;
+
+static uint64_t elapsed_nanoseconds(const struct timespec *start) {
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    return (uint64_t)(end.tv_sec - start->tv_sec) * 1000000000u + (uint64_t)end.tv_nsec - (uint64_t)start->tv_nsec;
+}
+
+/* Folds one batch's cost into a way's moving average (a quarter of the weight to the newest batch). */
+static void record_cost(_Atomic uint64_t *ns_per_kib, uint64_t nanoseconds, uint64_t bytes) {
+    uint64_t kib = bytes / 1024 ? bytes / 1024 : 1;
+    uint64_t sample = nanoseconds / kib ? nanoseconds / kib : 1;
+    uint64_t average = atomic_load_explicit(ns_per_kib, memory_order_relaxed);
+    atomic_store_explicit(ns_per_kib, average == 0 ? sample : (3 * average + sample) / 4, memory_order_relaxed);
+}
+
+/* Whether the next large batch goes through the ring: the way measured cheaper (pwritev until the ring has been
+ * measured), except every CC_WAY_RETRY_INTERVAL-th batch, which goes the other way. */
+static bool ring_takes_next(void) {
+    uint64_t pwrite_cost = atomic_load_explicit(&pwrite_ns_per_kib, memory_order_relaxed);
+    uint64_t ring_cost = atomic_load_explicit(&ring_ns_per_kib, memory_order_relaxed);
+    uint64_t count = atomic_fetch_add_explicit(&large_batch_count, 1, memory_order_relaxed);
+    bool ring_is_cheaper = ring_cost != 0 && (pwrite_cost == 0 || ring_cost < pwrite_cost);
+    bool retry = count % CC_WAY_RETRY_INTERVAL == CC_WAY_RETRY_INTERVAL - 1;
+    return ring_is_cheaper != retry;
+}
+
 static int real_write_batch(void *context, int fd, const columnar_io_write *writes, size_t write_count) {
     cc_real_io *real_io = context;
     if (write_count == 0) return 0;
-    size_t total_bytes = 0;
-    for (size_t index = 0; index < write_count && total_bytes < CC_URING_MIN_BYTES; index++)
-        total_bytes += writes[index].size;
-    bool worth_the_ring = write_count >= CC_URING_MIN_RANGES || total_bytes >= CC_URING_MIN_BYTES;
-    if (real_io->uring_active && worth_the_ring) {
-        int ring_error = 0;
-        int result = uring_batch(real_io, fd, writes, write_count, &ring_error);
-        if (ring_error == 0) return result;
-        /* The ring broke mid-batch. Whatever it wrote is rewritten with the same bytes, so the batch stays
-         * all-or-error, and later batches skip the ring. */
-        abandon_uring(real_io, "failed", ring_error);
+    uint64_t total_bytes = 0;
+    for (size_t index = 0; index < write_count; index++) total_bytes += writes[index].size;
+    bool large = write_count >= CC_URING_MIN_RANGES || total_bytes >= CC_URING_MIN_BYTES;
+    if (!real_io->uring_active || !large) return pwrite_batch(fd, writes, write_count);
+
+    bool through_ring = real_io->ring_always || ring_takes_next();
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (!through_ring) {
+        int result = pwrite_batch(fd, writes, write_count);
+        if (result == 0) record_cost(&pwrite_ns_per_kib, elapsed_nanoseconds(&start), total_bytes);
+        return result;
     }
+    int ring_error = 0;
+    int result = uring_batch(real_io, fd, writes, write_count, &ring_error);
+    if (ring_error == 0) {
+        if (result == 0 && !real_io->ring_always)
+            record_cost(&ring_ns_per_kib, elapsed_nanoseconds(&start), total_bytes);
+        return result;
+    }
+    /* The ring broke mid-batch. Whatever it wrote is rewritten with the same bytes, so the batch stays
+     * all-or-error, and later batches skip the ring. */
+    abandon_uring(real_io, "failed", ring_error);
     return pwrite_batch(fd, writes, write_count);
 }
 
@@ -389,6 +444,8 @@ int cc_real_io_init(cc_real_io *real_io, bool want_uring) {
         return 0;
     }
     real_io->uring_active = true;
+    const char *writes_choice = getenv("COLUMNAR_IO_URING_WRITES");
+    real_io->ring_always = writes_choice != NULL && strcmp(writes_choice, "always") == 0;
     snprintf(real_io->description, sizeof real_io->description, "io_uring");
     return 0;
 }
