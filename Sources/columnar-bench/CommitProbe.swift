@@ -13,6 +13,8 @@ struct CommitProbe {
     /// Node pages written per step (k); 1 for the reference line.
     let nodeWrites: Int
 
+    /// The bytes of one page the probes write.
+    static let pageBytes = UInt64(BENCH_COMMIT_PAGE_BYTES)
     /// The size of the file the probes write in: 4,096 pages, which the writes cycle over.
     static let fileSizeBytes: UInt64 = 16 << 20
     /// Steps made before the timed ones, so the first ring submission and page-cache misses are not timed.
@@ -47,25 +49,46 @@ struct CommitProbe {
     /// Opens the probe on the prepared file at `path`, makes the warm-up steps, then times `stepCount` steps.
     /// Throws `Unavailable` when the probe cannot be set up here, BenchError when a step fails.
     func run(path: String, stepCount: Int, recorder: inout LatencyRecorder) throws {
-        var message = [CChar](repeating: 0, count: 256)
-        var probe: OpaquePointer?
-        let openResult = bench_commit_probe_open(path, method, UInt32(nodeWrites), &probe, &message, message.count)
-        guard openResult == 0, let probe else {
-            throw Unavailable(reason: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-        }
-        defer { bench_commit_probe_close(probe) }
-        let note = String(cString: bench_commit_probe_note(probe))
-        if !note.isEmpty { recorder.notes.append(note) }
-
-        func step() throws {
-            let rc = bench_commit_probe_step(probe)
-            guard rc == 0 else {
-                throw BenchError.setup("\(name), k=\(nodeWrites): a step failed: " + String(cString: strerror(-rc)))
-            }
-        }
-        for _ in 0 ..< Self.warmUpSteps { try step() }
+        let opened = try OpenedCommitProbe(self, path: path)
+        if !opened.note.isEmpty { recorder.notes.append(opened.note) }
+        for _ in 0 ..< Self.warmUpSteps { try opened.step() }
         recorder.startRun()
-        for _ in 0 ..< stepCount { try recorder.measure(step) }
+        for _ in 0 ..< stepCount { try recorder.measure(opened.step) }
         recorder.endRun()
+    }
+}
+
+/// A probe opened on the prepared file, stepped by one thread at a time: `CommitProbe.run`, and one per thread for
+/// the threads reference line (each with a descriptor and pages of its own).
+final class OpenedCommitProbe: @unchecked Sendable {
+    private let probe: OpaquePointer
+    private let label: String
+    /// What the probe had to do differently from its method's description, or "".
+    let note: String
+
+    /// Opens `probe` on the file at `path`, its page cycle moved `skippingWrites` node writes on. Throws
+    /// `CommitProbe.Unavailable` when the kernel or the file system refuses its set-up.
+    init(_ probe: CommitProbe, path: String, skippingWrites: UInt64 = 0) throws {
+        var message = [CChar](repeating: 0, count: 256)
+        var opened: OpaquePointer?
+        let openResult = bench_commit_probe_open(path, probe.method, UInt32(probe.nodeWrites), &opened, &message,
+                                                 message.count)
+        guard openResult == 0, let opened else {
+            throw CommitProbe.Unavailable(reason: message.withUnsafeBufferPointer {
+                String(cString: $0.baseAddress!)
+            })
+        }
+        self.probe = opened
+        label = "\(probe.name), k=\(probe.nodeWrites)"
+        note = String(cString: bench_commit_probe_note(opened))
+        bench_commit_probe_skip_writes(opened, skippingWrites)
+    }
+
+    deinit { bench_commit_probe_close(probe) }
+
+    /// One commit-like write and its sync; throws BenchError naming the probe when a call fails.
+    func step() throws {
+        let rc = bench_commit_probe_step(probe)
+        guard rc == 0 else { throw BenchError.setup("\(label): a step failed: " + String(cString: strerror(-rc))) }
     }
 }

@@ -13,15 +13,18 @@
 //      the storage suite's workload b (each commit sets `small` of one object of a 10,000-object table). Ratios:
 //      p50 over the reference's (target: at most 1.5) and commits/s over SQLite's.
 //   4. the same on SQLite.
+//   5a. the threads' reference line: `commitThreadCount` threads each make --commits steps of the reference line at
+//      once, each with a descriptor and pages of its own: what that many independent durable writers get from this
+//      storage. Ratio: syncs a second over the single reference line's.
 //   5. threads committing at once: `commitThreadCount` threads each increment a counter of their own (`small` of
 //      row t, read and written in one durable write transaction) --commits times; on Columnar with one handle
 //      shared by every thread and with a handle per thread, on SQLite with a connection per thread. Ratios: total
-//      commits/s over the same engine's single-object commits/s (Columnar's target: at least 4) and Columnar's
-//      over SQLite's.
+//      commits/s over the same engine's single-object commits/s (Columnar's target: at least 4), and Columnar's
+//      over SQLite's and over the threads' reference line (5a).
 //   6. processes committing at once: `commitProcessCount` processes (the harness run again as `commit-worker`,
 //      CommitWorker.swift) each increment a counter of their own --commits times on the same file. Ratios as in 5,
 //      without a target.
-// They run in the order 1, 3, 4, 2, 5, 6, so that the single commits follow the reference line they are compared
+// They run in the order 1, 3, 4, 2, 5a, 5, 6, so that the single commits follow the reference line they are compared
 // with. After 5 and 6 the file is reopened and each counter must have grown by exactly the commits its committer saw
 // acknowledged ("lost: 0"); anything else fails the run. Threads and processes use each engine's default commit
 // path (Columnar: io_uring where the kernel allows it).
@@ -69,6 +72,7 @@ extension WorkloadRunner {
     private var sharedHandleWorkload: String { "\(configuration.commitThreadCount) threads, 1 shared handle" }
     private var ownHandlesWorkload: String { "\(configuration.commitThreadCount) threads, a handle each" }
     private var processesWorkload: String { "\(configuration.commitProcessCount) processes" }
+    private var threadsReferenceWorkload: String { "\(configuration.commitThreadCount) threads, write + sync each" }
 
     /// The commit suite on `commitEngines`; see the top of this file.
     mutating func runCommitSuite() throws -> [WorkloadResult] {
@@ -105,6 +109,8 @@ extension WorkloadRunner {
                 results.append(row)
             }
         }
+        // 5a. What the threads could reach at most: each thread's own durable writes, at once.
+        results.append(try threadsReference(path: probePath))
         if !keepFiles { unlink(probePath) }
 
         // 5. Threads.
@@ -138,6 +144,52 @@ extension WorkloadRunner {
                 recorder.notes.append("not available here: \(unavailable.reason)")
             }
         }
+    }
+
+    /// Workload 5a: `commitThreadCount` threads each make --commits reference steps (one 4 KiB pwrite + fdatasync)
+    /// at once, each through a descriptor of its own and on pages of its own of the probes' file: the most durable
+    /// writes a second this storage gives that many independent writers, the yardstick of the threads' rows.
+    private mutating func threadsReference(path: String) throws -> WorkloadResult {
+        let threadCount = configuration.commitThreadCount
+        let stepCount = configuration.commitCount
+        let pagesPerThread = CommitProbe.fileSizeBytes / CommitProbe.pageBytes / UInt64(threadCount)
+        var outcomes: [ThreadOutcome] = []
+        var result = try measure(threadsReferenceWorkload, engineName: Self.referenceEngine, dataFiles: [path],
+                                 operations: threadCount * stepCount) { recorder in
+            let probes = try (0 ..< threadCount).map {
+                try OpenedCommitProbe(CommitProbe.reference, path: path, skippingWrites: UInt64($0) * pagesPerThread)
+            }
+            for probe in probes {
+                for _ in 0 ..< CommitProbe.warmUpSteps { try probe.step() }
+            }
+            outcomes = runThreadsStartingTogether(threadCount, onStart: { recorder.startRun() }) { threadIndex, gate in
+                let probe = probes[threadIndex]
+                var threadRecorder = LatencyRecorder(expectedOperations: stepCount)
+                gate.arriveAndWait()
+                var done = 0
+                var failure: String?
+                for _ in 0 ..< stepCount {
+                    do {
+                        try threadRecorder.measure(probe.step)
+                        done += 1
+                    } catch {
+                        failure = "\(error)"
+                        break
+                    }
+                }
+                return ThreadOutcome(recorder: threadRecorder, acknowledged: done, failure: failure,
+                                     finishedNanoseconds: MonotonicClock.nowNanoseconds())
+            }
+            recorder.endRun()
+            for outcome in outcomes { recorder.addSamples(of: outcome.recorder) }
+        }
+        if let failure = outcomes.lazy.compactMap(\.failure).first {
+            throw BenchError.setup("\(threadsReferenceWorkload): a thread's step failed: \(failure)")
+        }
+        result.table = .commit
+        result.notes.append("ops/s: syncs a second of all threads together; each thread has its own descriptor "
+            + "and its own pages")
+        return result
     }
 
     /// Makes the update table on a fresh file for a counters workload and returns the path and the counters'
@@ -287,10 +339,16 @@ extension WorkloadRunner {
                                             targetAtMost: isColumnar ? 1.5 : nil))
                 }
                 if isColumnar { throughputRatio(over: row(Self.singleCommitWorkload, sqliteName), named: sqliteName) }
+            case threadsReferenceWorkload:
+                throughputRatio(over: row(Self.referenceWorkload, Self.referenceEngine), named: "1 thread")
             case sharedHandleWorkload, ownHandlesWorkload:
                 throughputRatio(over: row(Self.singleCommitWorkload, result.engine), named: "1 committer",
                                 atLeast: isColumnar ? 4 : nil)
-                if isColumnar { throughputRatio(over: row(ownHandlesWorkload, sqliteName), named: sqliteName) }
+                if isColumnar {
+                    throughputRatio(over: row(ownHandlesWorkload, sqliteName), named: sqliteName)
+                    throughputRatio(over: row(threadsReferenceWorkload, Self.referenceEngine),
+                                    named: "\(configuration.commitThreadCount) threads' write + sync")
+                }
             case processesWorkload:
                 throughputRatio(over: row(Self.singleCommitWorkload, result.engine), named: "1 committer")
                 if isColumnar { throughputRatio(over: row(processesWorkload, sqliteName), named: sqliteName) }

@@ -82,6 +82,10 @@ int bench_commit_file_prepare(const char *path, uint64_t size_bytes);
 int bench_commit_probe_open(const char *path, bench_commit_method method, unsigned node_writes,
                             bench_commit_probe **out_probe, char *message, size_t message_bytes);
 
+/** Moves the probe's cycle over the file's pages `writes` node writes on, so that probes stepped at once from
+ *  several threads (the threads reference line) start on pages of their own. */
+void bench_commit_probe_skip_writes(bench_commit_probe *probe, uint64_t writes);
+
 /** Makes one commit-like write and its sync. Returns 0 once the data sync completed, or -errno of the first call
  *  or completion that failed (-EIO for a short write). */
 int bench_commit_probe_step(bench_commit_probe *probe);
