@@ -173,6 +173,33 @@ final class RealmBasicsTests: RealmTestCase {
         XCTAssertFalse(copy.isSameObject(as: fromDictionary))
     }
 
+    /// RealmSwift's `init(value:)` and `create(_:value:)` with an array: the values go to the properties in
+    /// declaration order, and an array shorter than the property list leaves the rest at their defaults (only more
+    /// values than properties is an error).
+    func testAnArrayShorterThanThePropertiesLeavesTheRestAtTheirDefaults() throws {
+        let toy = Toy(value: ["Lego"])
+        XCTAssertEqual(toy.brand, "Lego")
+        XCTAssertEqual(toy.price, 0.0)
+        let allTypes = AllTypes(value: [false, 42])
+        XCTAssertFalse(allTypes.bool)
+        XCTAssertEqual(allTypes.int, 42)
+        XCTAssertEqual(allTypes.int8, 2, "a property past the array keeps its declared default")
+        XCTAssertEqual(Toy(value: [] as [Any]).brand, "")
+
+        let realm = try openRealm()
+        try realm.write {
+            realm.add(Pet(value: [1]))
+            realm.create(Pet.self, value: [2, "Rex"])
+            realm.create(Pet.self, value: [3, "Fido", 4, Owner(value: ["Ann"])])
+        }
+        let pets = realm.objects(Pet.self).sorted(byKeyPath: "id")
+        XCTAssertEqual(pets.map(\.id), [1, 2, 3])
+        XCTAssertEqual(pets.map(\.name), ["", "Rex", "Fido"])
+        XCTAssertEqual(pets.map(\.age), [0, 0, 4])
+        XCTAssertEqual(pets.map { $0.owner?.name }, [nil, nil, "Ann"])
+        XCTAssertTrue(pets.allSatisfy { $0.toys.isEmpty })
+    }
+
     func testDeletingObjectsInvalidatesThemAndUpdatesResults() throws {
         let realm = try openRealm()
         let dogs = (0..<10).map { Dog(value: ["name": "d\($0)", "age": $0]) }

@@ -16,14 +16,14 @@ enum ObjectValueAssignment {
                 set(newValue, cell: cells[index], property: property, schema: schema)
             }
         } else if let array = value as? [Any] {
-            let assignable = schema.properties.filter { $0.type != .linkingObjects }
-            precondition(array.count == assignable.count,
-                         "Invalid array input: \(array.count) values for the \(assignable.count) properties of "
-                             + "'\(schema.className)'.")
-            var position = 0
-            for (index, property) in schema.properties.enumerated() where property.type != .linkingObjects {
-                set(array[position], cell: cells[index], property: property, schema: schema)
-                position += 1
+            // RealmSwift's rule: the values go to the properties in declaration order (linking objects have none);
+            // properties past the end of a shorter array keep their defaults; more values than properties is an
+            // error.
+            let assignable = schema.properties.enumerated().filter { $0.element.type != .linkingObjects }
+            precondition(array.count <= assignable.count,
+                         "Invalid array input: more values (\(array.count)) than properties (\(assignable.count)).")
+            for (newValue, (index, property)) in zip(array, assignable) {
+                set(newValue, cell: cells[index], property: property, schema: schema)
             }
         } else if let other = value as? ObjectBase {
             precondition(type(of: other) == type(of: object),
