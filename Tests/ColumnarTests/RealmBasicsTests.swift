@@ -200,6 +200,44 @@ final class RealmBasicsTests: RealmTestCase {
         XCTAssertTrue(pets.allSatisfy { $0.toys.isEmpty })
     }
 
+    /// RealmSwift gives an `ObjectId` property a freshly generated id by default, so objects whose primary key is
+    /// an `ObjectId` need no explicit key; each object keeps the id it was given, before and after it is added.
+    func testAnObjectIdPropertyDefaultsToAFreshIdThatTheObjectKeeps() throws {
+        let first = QBPerson()
+        let second = QBPerson()
+        XCTAssertNotEqual(first.id, second.id)
+        XCTAssertNotEqual(first.id, ObjectId(), "not the all-zero id")
+        XCTAssertEqual(first.id, first.id, "read twice, the same id")
+        let firstId = first.id
+        let third = QBPerson(value: ["name": "never read before it was added"])
+        let realm = try openRealm()
+        try realm.write {
+            realm.add([first, second, third])
+            realm.create(QBPerson.self, value: ["name": "created"])
+        }
+        XCTAssertEqual(first.id, firstId, "adding keeps the id that was read before")
+        let ids = Set(realm.objects(QBPerson.self).map(\.id))
+        XCTAssertEqual(ids.count, 4)
+        XCTAssertNotNil(realm.object(ofType: QBPerson.self, forPrimaryKey: third.id))
+    }
+
+    /// RealmSwift's value dictionaries and arrays spell nil as `NSNull`.
+    func testNSNullInValueDictionariesAndArraysMeansNil() throws {
+        let fromDictionary = Person(value: ["name": "Ann", "picture": NSNull()])
+        XCTAssertNil(fromDictionary.picture)
+        let fromArray = Person(value: ["Bob", NSNull()])
+        XCTAssertNil(fromArray.picture)
+        let pet = Pet(value: ["id": 1, "owner": NSNull()])
+        XCTAssertNil(pet.owner)
+        let realm = try openRealm()
+        try realm.write {
+            realm.add(fromDictionary)
+            fromDictionary.picture = Data([1, 2])
+        }
+        try realm.write { fromDictionary["picture"] = NSNull() }
+        XCTAssertNil(fromDictionary.picture)
+    }
+
     func testDeletingObjectsInvalidatesThemAndUpdatesResults() throws {
         let realm = try openRealm()
         let dogs = (0..<10).map { Dog(value: ["name": "d\($0)", "age": $0]) }

@@ -90,7 +90,17 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
             }
             return owner._managedRead(Value.self, column: location.binding.columns[propertyIndex])
         }
-        return value ?? Value._rlmDefaultValue()
+        return unmanagedOrDefault
+    }
+
+    /// The unmanaged value; a property never set takes its type's default here, once, so that a default made
+    /// fresh for each object (an ObjectId's) reads the same every time and is the value written when the object is
+    /// added.
+    private var unmanagedOrDefault: Value {
+        if let value { return value }
+        let made = Value._rlmDefaultValue()
+        value = made
+        return made
     }
 
     override var storageType: _StorageType { Value._storage }
@@ -103,11 +113,10 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
     @_specialize(where Value == Bool)
     @_specialize(where Value == String)
     override func copyUnmanagedValue(to object: ObjectBase, column: columnar_col_id) throws {
-        let value = self.value ?? Value._rlmDefaultValue()
-        try object._managedWrite(value, column: column)
+        try object._managedWrite(unmanagedOrDefault, column: column)
     }
 
-    override var unmanagedValue: Any { value ?? Value._rlmDefaultValue() }
+    override var unmanagedValue: Any { unmanagedOrDefault }
 
     override func readManaged(from object: ObjectBase, column: columnar_col_id) -> Any {
         // Linking objects have no column: the cell's origin property says which backlinks to read.
@@ -126,7 +135,7 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
 
     override func withUnmanagedEngineValue<R>(in core: RealmCore,
                                               _ body: (inout columnar_value) throws -> R) throws -> R {
-        try (value ?? Value._rlmDefaultValue())._withValue(in: Realm(core: core), body)
+        try unmanagedOrDefault._withValue(in: Realm(core: core), body)
     }
 
     override func unmanagedEqualsManaged(_ object: ObjectBase, column: columnar_col_id) throws -> Bool {
@@ -147,8 +156,9 @@ final class PersistedCell<Value: _Persistable>: PersistedCellBase {
             value = converted
             return true
         }
-        if let optional = newValue as? OptionalProtocol, optional.isNone, Value._storage.nullable,
-           Value._storage.collection == COLUMNAR_COLLECTION_NONE {
+        // nil, or NSNull as RealmSwift's value dictionaries and arrays spell it.
+        let isNil = newValue is NSNull || (newValue as? OptionalProtocol)?.isNone == true
+        if isNil, Value._storage.nullable, Value._storage.collection == COLUMNAR_COLLECTION_NONE {
             value = Value._rlmDefaultValue()   // nil for optionals
             return true
         }

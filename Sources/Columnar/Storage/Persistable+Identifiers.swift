@@ -4,7 +4,9 @@ import CColumnar
 
 extension ObjectId: _PersistableInsideOptional {
     public static var _storage: _StorageType { _StorageType(type: COLUMNAR_TYPE_OBJECTID, nullable: false) }
-    public static func _rlmDefaultValue() -> ObjectId { ObjectId() }
+    /// A fresh identifier, as in RealmSwift: two new objects never share an `ObjectId` property's default (so a
+    /// primary key of that type needs no explicit value). The object keeps the one it was given (PersistedCell).
+    public static func _rlmDefaultValue() -> ObjectId { .generate() }
     public static func _read(_ value: columnar_value, from realm: Realm) -> ObjectId { ObjectId(bytes: value.as.objectid) }
     public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
         var value = Self.makeValue(COLUMNAR_TYPE_OBJECTID)
