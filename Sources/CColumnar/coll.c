@@ -128,10 +128,9 @@ int cc_coll_get(const columnar_txn *txn, uint64_t ref, cc_elemtype elem, bool ke
  * edited by position, and the positions a caller may use were bounded by the count the root claims. */
 static int list_walk(columnar_txn *txn, uint64_t root, uint8_t type, cc_mvec *vec, bool free_nodes, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(root, "collection deeper than %u levels", CF_MAX_TREE_DEPTH);
-    int rc;
-    if (free_nodes && (rc = cc_frees_bounded(txn, root))) return rc;
     cc_node node;
-    if ((rc = cc_node_read(txn, root, 0, &node))) return rc;
+    int rc = cc_node_read(txn, root, 0, &node);
+    if (rc) return rc;
     if (node.role == CF_ROLE_COLUMN) {
         if (vec) {
             cc_leaf leaf;

@@ -11,16 +11,6 @@
 
 #include "leaf.h"
 
-/* A write frees each node of its base version at most once, so the nodes it schedules to be freed cannot outnumber
- * the nodes the version can hold (one per CF_NODE_HEADER_BYTES of its used size). More means that a damaged file's
- * refs reach some node twice; the walks that copy or release committed nodes call this, so that such a file costs
- * time in proportion to its size rather than to the number of paths through it. Returns 0 or COLUMNAR_ECORRUPT. */
-static inline int cc_frees_bounded(const columnar_txn *txn, uint64_t ref) {
-    if (txn->to_free.count <= txn->used_size / CF_NODE_HEADER_BYTES) return 0;
-    return CC_CORRUPT(ref, "a write has reached %zu nodes to free in a version of %llu bytes: the node at %llu is "
-                      "reached twice", txn->to_free.count, (unsigned long long)txn->used_size, (unsigned long long)ref);
-}
-
 /* The shape of a collection's elements. */
 typedef struct cc_elemtype {
     uint8_t type;

@@ -603,9 +603,8 @@ done:
 
 /* Makes the file large enough for the image and readable through the mapping, before anything is written. */
 int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t *out_file_size) {
-    int rc = grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, &db->known_file_bytes,
-                       out_file_size);
-    return rc;
+    return grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, &db->known_file_bytes,
+                     out_file_size);
 }
 
 int cc_commit(columnar_txn *txn, cc_written *out) {

@@ -270,8 +270,8 @@ static void tnode_free(cc_tnode *n) {
 static int materialize(columnar_txn *txn, cc_child *child, const cc_table_schema *schema) {
     size_t scheduled_before = txn->to_free.count;
     cc_node node, keys;
-    int rc = cc_frees_bounded(txn, child->ref);
-    if (rc || (rc = cc_tree_node_read(txn, child->ref, &node, &keys))) return rc;
+    int rc = cc_tree_node_read(txn, child->ref, &node, &keys);
+    if (rc) return rc;
     cc_tnode *n = tnode_new(node.role == CF_ROLE_CLUSTER);
     if (!n) return -ENOMEM;
     if ((rc = tnode_reserve(n, keys.count))) goto fail;
@@ -558,8 +558,8 @@ void cc_tree_discard(cc_child *root) {
 static int release_committed(columnar_txn *txn, uint64_t ref, const cc_table_schema *schema, uint32_t depth) {
     if (depth >= CF_MAX_TREE_DEPTH) return CC_CORRUPT(ref, "tree deeper than %u levels", CF_MAX_TREE_DEPTH);
     cc_node node, keys;
-    int rc = cc_frees_bounded(txn, ref);
-    if (rc || (rc = cc_tree_node_read(txn, ref, &node, &keys))) return rc;
+    int rc = cc_tree_node_read(txn, ref, &node, &keys);
+    if (rc) return rc;
     if (node.role == CF_ROLE_INNER) {
         for (uint32_t i = 1; i < node.count; i++)
             if ((rc = release_committed(txn, cc_node_ref_at(&node, i), schema, depth + 1))) return rc;

@@ -370,6 +370,14 @@ int cc_schema_make_private(columnar_txn *txn) {
 }
 
 int cc_free_node(columnar_txn *txn, uint64_t ref) {
+    /* A write frees each node of its base version at most once, so its frees cannot outnumber the nodes the
+     * version can hold (one per CF_NODE_HEADER_BYTES of its used size). One more means that a damaged file's refs
+     * reach some node twice: stopping here keeps the walks that copy or release committed nodes from costing time
+     * in proportion to the number of paths through such a file rather than to its size. */
+    if (txn->to_free.count >= txn->used_size / CF_NODE_HEADER_BYTES)
+        return CC_CORRUPT(ref, "a write has reached %zu nodes to free in a version of %llu bytes: the node at %llu is "
+                          "reached twice", txn->to_free.count + 1, (unsigned long long)txn->used_size,
+                          (unsigned long long)ref);
     cc_node node;
     /* The size freed comes from the node's header: a damaged header would put live space on the free list. */
     int rc = cc_node_read_verified(txn, ref, 0, &node);

@@ -162,24 +162,7 @@ extension WorkloadRunner {
             for probe in probes {
                 for _ in 0 ..< CommitProbe.warmUpSteps { try probe.step() }
             }
-            outcomes = runThreadsStartingTogether(threadCount, onStart: { recorder.startRun() }) { threadIndex, gate in
-                let probe = probes[threadIndex]
-                var threadRecorder = LatencyRecorder(expectedOperations: stepCount)
-                gate.arriveAndWait()
-                var done = 0
-                var failure: String?
-                for _ in 0 ..< stepCount {
-                    do {
-                        try threadRecorder.measure(probe.step)
-                        done += 1
-                    } catch {
-                        failure = "\(error)"
-                        break
-                    }
-                }
-                return ThreadOutcome(recorder: threadRecorder, acknowledged: done, failure: failure,
-                                     finishedNanoseconds: MonotonicClock.nowNanoseconds())
-            }
+            outcomes = Self.timedThreads(stepCount, onStart: { recorder.startRun() }, steps: probes.map { $0.step })
             recorder.endRun()
             for outcome in outcomes { recorder.addSamples(of: outcome.recorder) }
         }
@@ -190,6 +173,32 @@ extension WorkloadRunner {
         result.notes.append("ops/s: syncs a second of all threads together; each thread has its own descriptor "
             + "and its own pages")
         return result
+    }
+
+    /// Runs one thread per entry of `steps`, all released together (`onStart` runs once they are ready); each
+    /// makes `stepCount` timed calls of its step and stops at the first that throws. A step counts in `acknowledged`
+    /// only once it returned.
+    private static func timedThreads(_ stepCount: Int, onStart: () -> Void, steps: [@Sendable () throws -> Void])
+        -> [ThreadOutcome]
+    {
+        runThreadsStartingTogether(steps.count, onStart: onStart) { threadIndex, gate in
+            let step = steps[threadIndex]
+            var threadRecorder = LatencyRecorder(expectedOperations: stepCount)
+            gate.arriveAndWait()
+            var acknowledged = 0
+            var failure: String?
+            for _ in 0 ..< stepCount {
+                do {
+                    try threadRecorder.measure(step)
+                    acknowledged += 1
+                } catch {
+                    failure = "\(error)"
+                    break
+                }
+            }
+            return ThreadOutcome(recorder: threadRecorder, acknowledged: acknowledged, failure: failure,
+                                 finishedNanoseconds: MonotonicClock.nowNanoseconds())
+        }
     }
 
     /// Makes the update table on a fresh file for a counters workload and returns the path and the counters'
@@ -248,27 +257,10 @@ extension WorkloadRunner {
             // them (the counters are then read through a handle of their own, which sees every committed version).
             let committers = try engine.openCounterCommitters(path: path, rowIndexes: Array(0 ..< threadCount),
                                                               sharedHandle: sharedHandle)
-            outcomes = runThreadsStartingTogether(threadCount, onStart: {
+            outcomes = Self.timedThreads(commitCount, onStart: {
                 recorder.startRun()
                 startNanoseconds = MonotonicClock.nowNanoseconds()
-            }) { threadIndex, gate in
-                let committer = committers[threadIndex]
-                var threadRecorder = LatencyRecorder(expectedOperations: commitCount)
-                gate.arriveAndWait()
-                var acknowledged = 0
-                var failure: String?
-                for _ in 0 ..< commitCount {
-                    do {
-                        try threadRecorder.measure { try committer.increment() }
-                        acknowledged += 1
-                    } catch {
-                        failure = "\(error)"
-                        break
-                    }
-                }
-                return ThreadOutcome(recorder: threadRecorder, acknowledged: acknowledged, failure: failure,
-                                     finishedNanoseconds: MonotonicClock.nowNanoseconds())
-            }
+            }, steps: committers.map { committer in { try committer.increment() } })
             recorder.endRun()
             for outcome in outcomes { recorder.addSamples(of: outcome.recorder) }
         }
