@@ -55,8 +55,9 @@ tsan:
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
-# clang under AddressSanitizer (scratch folder .build-fuzz), writes the seeds with this engine, and fuzzes for
-# FUZZ_SECONDS on the seeds plus the persistent corpus Fuzz/corpus; a finding goes to Fuzz/findings/.
+# clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with
+# this engine, and fuzzes for FUZZ_SECONDS on the seeds plus the persistent corpus Fuzz/corpus; a finding goes to
+# Fuzz/findings/.
 FUZZ_SECONDS ?= 1800
 fuzz:
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
