@@ -115,6 +115,7 @@ final class QueryDifferentialTests: XCTestCase {
         var queries = 0
         var matchedTotal = 0
         var mirrorSeconds = 0.0, columnarSeconds = 0.0
+        var placeholders: Set<String> = []
         for number in 0 ..< Self.itemQueryCount + Self.ownerQueryCount {
             let type: QDClass = number < Self.itemQueryCount ? .item : .owner
             var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
@@ -122,7 +123,7 @@ final class QueryDifferentialTests: XCTestCase {
             var predicate: QDPredicate, format: String, arguments: [Any]
             repeat {  // the variadic call takes at most QDArguments.maximum arguments; rarely more are generated
                 predicate = queryGenerator.predicate(on: type)
-                (format, arguments) = QDRenderer.render(predicate, seed: generator.next())
+                (format, arguments) = QDRenderer.render(predicate, seed: generator.next(), placeholders: &placeholders)
             } while arguments.count > QDArguments.maximum
             queries += 1
             let mirrorStarted = Date()
@@ -168,6 +169,11 @@ final class QueryDifferentialTests: XCTestCase {
               + "objects matched, " + String(format: "%.1f s (plain Swift %.1f s, Columnar %.1f s)", seconds,
                                                mirrorSeconds, columnarSeconds))
         XCTAssertEqual(mismatches, 0, fixture.replayNote)
+        // Every conversion letter of NSPredicate's printf placeholders ran at least once (FormatSpecifier.swift).
+        let conversions = Set(placeholders.compactMap(\.last))
+        XCTAssertEqual(conversions.symmetricDifference("@diouxXfFeEgGaAsScC"), [],
+                       "placeholders drawn: \(placeholders.sorted())")
+        print("QueryDifferentialTests: placeholders drawn: \(placeholders.sorted().joined(separator: " "))")
     }
 
     // MARK: The typed builder

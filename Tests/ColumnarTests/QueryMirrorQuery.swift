@@ -1,5 +1,5 @@
 // QueryMirrorQuery: the differential test's own small query language — a structure that renders to a
-// predicate-format string (with `%@` arguments for some constants) and evaluates on the plain-Swift mirror.
+// predicate-format string (with `%@` or printf-conversion arguments for some constants) and evaluates on the plain-Swift mirror.
 //
 // The evaluator here shares nothing with QueryVM: it follows paths through the mirror's records, applies the
 // quantifiers (ANY by default on a to-many path, ALL true for an empty collection, NONE = NOT ANY), the collection
@@ -278,9 +278,20 @@ struct QDRenderer {
 
     private mutating func pick(_ choices: [String]) -> String { choices.randomElement(using: &generator)! }
 
+    /// The placeholders the rendered text used for constants, so a test can show every one was exercised.
+    var placeholders: Set<String> = []
+
     static func render(_ predicate: QDPredicate, seed: UInt64) -> (format: String, arguments: [Any]) {
+        var placeholders: Set<String> = []
+        return render(predicate, seed: seed, placeholders: &placeholders)
+    }
+
+    static func render(_ predicate: QDPredicate, seed: UInt64, placeholders: inout Set<String>)
+        -> (format: String, arguments: [Any])
+    {
         var renderer = QDRenderer(seed: seed)
         renderer.predicate(predicate)
+        placeholders.formUnion(renderer.placeholders)
         return (renderer.text, renderer.arguments)
     }
 
@@ -403,9 +414,38 @@ struct QDRenderer {
         if let literal = constant.literal {
             text += literal
         } else {
-            text += "%@"
+            let placeholder = placeholder(for: constant.argument!)
+            placeholders.insert(placeholder)
+            text += placeholder
             arguments.append(constant.argument!)
         }
+    }
+
+    /// `%@`, or at random a printf conversion that takes the argument with the same meaning (NSPredicate's
+    /// grammar, which RealmSwift's queries inherit): every conversion of FormatSpecifier.swift is drawn.
+    private mutating func placeholder(for argument: Any) -> String {
+        guard Int.random(in: 0 ..< 3, using: &generator) > 0 else { return "%@" }
+        var choices: [String]
+        switch argument {
+        case let integer as any BinaryInteger:
+            guard let value = Int64(exactly: integer) else { return "%@" }
+            choices = ["%d", "%i", "%ld", "%lld", "%li", "%lli", "%qd", "%jd", "%zd", "%td"]
+            if Int16(exactly: value) != nil { choices += ["%hd", "%hi"] }
+            if Int8(exactly: value) != nil { choices += ["%hhd", "%hhi"] }
+            if value >= 0 {
+                choices += ["%u", "%lu", "%llu", "%qu", "%ju", "%zu", "%o", "%x", "%X", "%lx", "%llX"]
+                if Int16(exactly: value) != nil { choices += ["%hu", "%hx"] }
+                if Int8(exactly: value) != nil { choices += ["%hhu", "%hho"] }
+            }
+        case is Double:
+            choices = ["%f", "%F", "%e", "%E", "%g", "%G", "%a", "%A", "%lf", "%Lf", "%le", "%lg", "%La"]
+        case let string as String:
+            choices = ["%s", "%S", "%ls"]
+            if string.count == 1 { choices += ["%c", "%C", "%lc"] }
+        default:
+            return "%@"
+        }
+        return pick(choices)
     }
 
     /// A string literal in single or double quotes, with escapes for what needs them and, at random, `\u{…}`

@@ -303,6 +303,64 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertEqual(canonical("%K == 1", "and"), "and == 1")
     }
 
+    /// RealmSwift's queries go through NSPredicate, whose format grammar takes C's printf conversions besides `%@`
+    /// (`filter("intCol > %d", 5)`), each taking the next argument with its C meaning.
+    func testPrintfConversionsTakeTheNextArgumentWithTheirCMeaning() throws {
+        for conversion in ["d", "i", "hhd", "hd", "ld", "lld", "qd", "jd", "zd", "td", "hhi", "li", "lli"] {
+            XCTAssertEqual(canonical("a == %\(conversion)", -5), "a == -5", conversion)
+            XCTAssertEqual(canonical("a == %\(conversion)", Int8(7)), "a == 7", conversion)
+        }
+        for conversion in ["u", "lu", "llu", "hu", "hhu", "qu", "zu", "o", "lo", "x", "X", "lx", "llX"] {
+            XCTAssertEqual(canonical("a == %\(conversion)", UInt32(9)), "a == 9", conversion)
+        }
+        XCTAssertEqual(canonical("a == %d AND b == %u", true, false), "(a == 1 AND b == 0)")
+        for conversion in ["f", "F", "e", "E", "g", "G", "a", "A", "lf", "Lf", "le", "lg", "La"] {
+            XCTAssertEqual(canonical("a < %\(conversion)", 2.5), "a < 2.5", conversion)
+        }
+        // A Float is widened to Double as C promotes it; an integer is taken when a Double holds it exactly.
+        XCTAssertEqual(canonical("a < %f", Float(0.1)), "a < \(Double(Float(0.1)))")
+        XCTAssertEqual(canonical("a < %f", 3), "a < 3.0")
+        XCTAssertTrue(errorMessage("a < %f", Int64.max - 1).contains("for %f at argument index 0"))
+        for conversion in ["s", "S", "ls"] {
+            XCTAssertEqual(canonical("a == %\(conversion)", "x y"), "a == \"x y\"", conversion)
+        }
+        XCTAssertEqual(canonical("a == %s", Substring("sub")), "a == \"sub\"")
+        let cString = strdup("from C")!
+        defer { free(cString) }
+        XCTAssertEqual(canonical("a == %s", UnsafePointer(cString)), "a == \"from C\"")
+        for conversion in ["c", "C", "lc"] {
+            XCTAssertEqual(canonical("a == %\(conversion)", Character("é")), "a == \"é\"", conversion)
+            XCTAssertEqual(canonical("a == %\(conversion)", "q"), "a == \"q\"", conversion)
+            XCTAssertEqual(canonical("a == %\(conversion)", 65), "a == \"A\"", conversion)
+            XCTAssertEqual(canonical("a == %\(conversion)", Unicode.Scalar(0x1F600)!), "a == \"😀\"", conversion)
+        }
+        // Every conversion takes the next argument, in order, mixed with %@ and %K.
+        XCTAssertEqual(
+            canonical("%K > %d AND b == %@ AND c == %s AND %K < %lf", "a", 3, true, "x", "d", 1.25),
+            "(((a > 3 AND b == TRUE) AND c == \"x\") AND d < 1.25)")
+        let predicate = try PredicateParser.parse("a > %@ OR a < %lld", arguments: [1, 2])
+        guard case .or(_, let right) = predicate.kind, case .comparison(let comparison) = right.kind else {
+            return XCTFail("\(predicate)")
+        }
+        XCTAssertEqual(comparison.rhs, QueryExpression(.constant(.int(2), argumentIndex: 1), range: SourceRange(start: 14, end: 18)))
+        // In lists' places (IN, BETWEEN) and as a map key.
+        XCTAssertEqual(canonical("m[%s] == %d", "k", 1), "m[\"k\"] == 1")
+    }
+
+    func testPrintfConversionsRefuseArgumentsTheyDoNotTake() {
+        XCTAssertTrue(errorMessage("a == %d", 2.5).contains("expected an integer (or Bool) for %d at argument index 0"))
+        XCTAssertTrue(errorMessage("a == %u", -1).contains("a non-negative integer for %u"))
+        XCTAssertTrue(errorMessage("a == %x", Int8(-1)).contains("a non-negative integer for %x"))
+        XCTAssertTrue(errorMessage("a == %f", "1.5").contains("a Double, Float or integer for %f"))
+        XCTAssertTrue(errorMessage("a == %s", Data()).contains("a String for %s"))
+        XCTAssertTrue(errorMessage("a == %c", "").contains("one-character String"))
+        XCTAssertTrue(errorMessage("a == %c", 0x11_0000).contains("character code for %c"))
+        XCTAssertTrue(errorMessage("a == %d", [1, 2]).contains("for %d at argument index 0"))
+        XCTAssertTrue(errorMessage("a == %d", NSNull()).contains("found nil"))
+        XCTAssertTrue(errorMessage("a == %p", 1).contains("found '%' followed by 'p'"))
+        XCTAssertTrue(errorMessage("a == %lll", 1).contains("found '%ll'"))
+    }
+
     func testExtraArgumentsAreIgnoredAsNSPredicateIgnoresThem() {
         XCTAssertEqual(canonical("a == %@", 1, 2), "a == 1")
     }

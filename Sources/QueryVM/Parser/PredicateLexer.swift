@@ -4,8 +4,8 @@
 // (and a caret lines up with). Besides names, numbers, strings and punctuation it recognises RealmSwift's typed
 // literals: timestamps `T<seconds>:<nanoseconds>` and `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (UTC, optionally with a
 // leading `T`), `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex digits>)`, `B64"<base64>"`, and ours for an object
-// compared with a link, `objkey(<class>, <key>)`. Each `%@` and `%K` takes the next argument index, in order of
-// appearance, as NSPredicate does.
+// compared with a link, `objkey(<class>, <key>)`. Each `%@`, `%K` and printf conversion (`%d`, `%f`, `%s`, …;
+// FormatSpecifier.swift) takes the next argument index, in order of appearance, as NSPredicate does.
 
 import Foundation
 
@@ -114,13 +114,15 @@ struct PredicateLexer {
             case "@":
                 offset += 1
                 defer { nextArgumentIndex += 1 }
-                return token(.valueArgument(nextArgumentIndex), from: start)
+                return token(.valueArgument(nextArgumentIndex, .object), from: start)
             case "K":
                 offset += 1
                 defer { nextArgumentIndex += 1 }
                 return token(.keyPathArgument(nextArgumentIndex), from: start)
             default:
-                throw QuerySyntaxError(offset: start, message: "expected %@ or %K, found '%' followed by \(describe(peek()))")
+                let specifier = try lexFormatSpecifier(start: start)
+                defer { nextArgumentIndex += 1 }
+                return token(.valueArgument(nextArgumentIndex, specifier), from: start)
             }
         default:
             // A quote followed by a combining mark, a variation selector or an emoji modifier is one Character
@@ -131,6 +133,26 @@ struct PredicateLexer {
             }
             return try lexSymbol()
         }
+    }
+
+    /// A printf conversion after a `%` (FormatSpecifier.swift): C's length modifiers, then one conversion letter.
+    private mutating func lexFormatSpecifier(start: Int) throws -> FormatSpecifier {
+        var text = ""
+        while let character = peek(), "hlqjztL".contains(character), text.count < 2 {
+            text.append(character)
+            offset += 1
+        }
+        if let character = peek(), FormatSpecifier.isSpecifierCharacter(character), !"hlqjztL".contains(character) {
+            text.append(character)
+            offset += 1
+        }
+        guard let specifier = FormatSpecifier.parse(text) else {
+            let found = text.isEmpty ? "'%' followed by \(describe(peek()))" : "'%\(text)'"
+            throw QuerySyntaxError(
+                offset: start,
+                message: "expected a placeholder (%@, %K, or a printf conversion such as %d, %lld, %u, %f, %s or %c), found \(found)")
+        }
+        return specifier
     }
 
     private mutating func lexWordText() -> String {

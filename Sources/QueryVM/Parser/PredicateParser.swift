@@ -1,8 +1,8 @@
 // PredicateParser: a recursive-descent parser from RealmSwift's predicate-format strings to the query AST.
 //
 // The grammar is in docs/QueryVM.md. Precedence, loosest first: OR, AND, NOT, then comparisons; AND and OR
-// associate to the left. `%@` placeholders are replaced by constants and `%K` placeholders by key paths while
-// parsing, so the AST never holds a placeholder. The parser knows no schema: whether `age` is a property, and
+// associate to the left. `%@` and printf placeholders (`%d`, `%f`, …) are replaced by constants and `%K`
+// placeholders by key paths while parsing, so the AST never holds a placeholder. The parser knows no schema: whether `age` is a property, and
 // whether `3` fits it, is checked later against the model.
 //
 // Every failure is a `ColumnarError` (code `.misuse`) whose message gives the 0-based character offset, what was
@@ -10,7 +10,7 @@
 
 /// Parses predicate-format strings such as `"age > %@ AND name BEGINSWITH[c] %@"`.
 public enum PredicateParser {
-    /// Parses `format`, substituting `arguments` for its `%@` and `%K` placeholders in order. Arguments beyond
+    /// Parses `format`, substituting `arguments` for its `%@`, `%K` and printf placeholders in order. Arguments beyond
     /// those the placeholders take are ignored, as NSPredicate ignores them.
     ///
     /// - Throws: `ColumnarError` with code `.misuse` when the string is malformed, a placeholder has no argument,
@@ -217,9 +217,10 @@ private struct Parser {
         case .literal(let value):
             _ = advance()
             return QueryExpression(.constant(value, argumentIndex: nil), range: token.range)
-        case .valueArgument(let index):
+        case .valueArgument(let index, let specifier):
             _ = advance()
-            return QueryExpression(.constant(try argumentValue(index, token: token), argumentIndex: index), range: token.range)
+            return QueryExpression(
+                .constant(try argumentValue(index, specifier, token: token), argumentIndex: index), range: token.range)
         case .symbol("{"):
             return try parseList()
         case .word(let word):
@@ -330,8 +331,8 @@ private struct Parser {
                 let key: String
                 switch token.kind {
                 case .literal(.string(let text)): key = text
-                case .valueArgument(let index):
-                    guard case .string(let text) = try argumentValue(index, token: token) else {
+                case .valueArgument(let index, let specifier):
+                    guard case .string(let text) = try argumentValue(index, specifier, token: token) else {
                         throw QuerySyntaxError(
                             offset: token.range.start, message: "expected a String argument at index \(index) for a map key, found \(typeName(index))")
                     }
@@ -359,14 +360,25 @@ private struct Parser {
 
     func typeName(_ index: Int) -> String { "a value of type \(type(of: arguments[index]))" }
 
-    func argumentValue(_ index: Int, token: Token) throws -> QueryValue {
+    func argumentValue(_ index: Int, _ specifier: FormatSpecifier, token: Token) throws -> QueryValue {
         try checkArgumentExists(index, token: token)
-        guard let value = QueryArgument.value(of: arguments[index]) else {
+        let argument = arguments[index]
+        let value = QueryArgument.value(of: argument)
+        if specifier == .object {
+            guard let value else {
+                throw QuerySyntaxError(
+                    offset: token.range.start,
+                    message: "expected a query value (Bool, integer, Float, Double, String, Data, Date, UUID, nil or an array of these) for %@ at argument index \(index), found \(typeName(index))")
+            }
+            return value
+        }
+        guard let converted = specifier.convert(value, argument: argument) else {
+            let found = value == .null ? "nil" : value.map { "\(typeName(index)) (\($0))" } ?? typeName(index)
             throw QuerySyntaxError(
                 offset: token.range.start,
-                message: "expected a query value (Bool, integer, Float, Double, String, Data, Date, UUID, nil or an array of these) for %@ at argument index \(index), found \(typeName(index))")
+                message: "expected \(specifier.expectation) for \(specifier.spelling) at argument index \(index), found \(found)")
         }
-        return value
+        return converted
     }
 
     /// The steps that the String argument of a `%K` spells, e.g. "owner.name" or "toys.@count".

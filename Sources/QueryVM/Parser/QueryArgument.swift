@@ -69,6 +69,7 @@ public enum QueryArgument {
         case let value as String: return .string(value)
         case let value as Substring: return .string(String(value))
         case let value as Character: return .string(String(value))
+        case let value as Unicode.Scalar: return .string(String(value))
         case let value as Data: return .data(Array(value))
         case let value as Date: return .timestamp(timestamp(of: value))
         case let value as UUID:

@@ -15,8 +15,8 @@ struct Token: Equatable {
         case collectionOperator(CollectionOperator)
         /// A literal of a value type.
         case literal(QueryValue)
-        /// `%@`, with the 0-based index of the argument it takes.
-        case valueArgument(Int)
+        /// `%@` or a printf conversion (`%d`, `%f`, …), with the 0-based index of the argument it takes.
+        case valueArgument(Int, FormatSpecifier)
         /// `%K`, with the 0-based index of the argument it takes.
         case keyPathArgument(Int)
         /// Punctuation and operators; `=` arrives as `==`, `<>` as `!=`, `=<` as `<=` and `=>` as `>=`.
@@ -40,7 +40,7 @@ struct Token: Equatable {
             case .int, .double, .float: return "number \(value)"
             default: return "literal \(value)"
             }
-        case .valueArgument: return "'%@'"
+        case .valueArgument(_, let specifier): return "'\(specifier.spelling)'"
         case .keyPathArgument: return "'%K'"
         case .symbol(let symbol): return "'\(symbol)'"
         case .end: return "end of query"
