@@ -9,7 +9,10 @@
 // `filter(checking:)`, and compared with the mirror's answer: filters by object (in order), sorted results as
 // sequences, distinct results, aggregates, and filters on lists and linking objects.
 //
-// A share of the queries also runs in the typed builder's form (`where { … }`, QueryMirrorTyped.swift).
+// A share of the queries also runs in the typed builder's form (`where { … }`, QueryMirrorTyped.swift). Constants
+// passed as arguments take `%@` or, at random, one of NSPredicate's printf conversions (`%d`, `%llu`, `%lf`, `%s`,
+// `%c`, …), and one filter query in four is built from NSPredicates and NSCompoundPredicates as RealmSwift code
+// builds them.
 //
 // Time: Columnar decides links, collections, aggregates, SUBQUERY and folded strings object by object, which in a
 // debug build costs microseconds per object. So that 2,000 queries over 10,000 objects stay near half a minute,
@@ -116,6 +119,7 @@ final class QueryDifferentialTests: XCTestCase {
         var matchedTotal = 0
         var mirrorSeconds = 0.0, columnarSeconds = 0.0
         var placeholders: Set<String> = []
+        var nsPredicateQueries = 0
         for number in 0 ..< Self.itemQueryCount + Self.ownerQueryCount {
             let type: QDClass = number < Self.itemQueryCount ? .item : .owner
             var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
@@ -126,6 +130,14 @@ final class QueryDifferentialTests: XCTestCase {
                 (format, arguments) = QDRenderer.render(predicate, seed: generator.next(), placeholders: &placeholders)
             } while arguments.count > QDArguments.maximum
             queries += 1
+            // One query in four is built as RealmSwift code builds NSPredicates (NSCompoundPredicate for AND, OR
+            // and NOT, NSPredicate(format:argumentArray:) for the rest) and filtered with filter(_: NSPredicate).
+            var nsPredicate: NSPredicate?
+            if number % 4 == 1 {
+                nsPredicate = QDRenderer.nsPredicate(predicate, seed: generator.next(), placeholders: &placeholders)
+                (format, arguments) = try PredicateFormat.of(nsPredicate!)
+                nsPredicateQueries += 1
+            }
             let mirrorStarted = Date()
             let test = QDEvaluator(mirror: fixture.mirror, rootClass: type).predicate(predicate)
             let expected = (0 ..< fixture.count(type)).filter { test(QDContext(root: $0)) }
@@ -138,7 +150,9 @@ final class QueryDifferentialTests: XCTestCase {
             do {
                 switch type {
                 case .item:
-                    let results = try QDArguments.filter(fixture.realm.objects(QDItem.self), format, arguments)
+                    let all = fixture.realm.objects(QDItem.self)
+                    let results = try nsPredicate.map { try all.filter(checking: $0) }
+                        ?? QDArguments.filter(all, format, arguments)
                     actual = fixture.indices(results)
                     explain = results.explain
                     // Every 20th query also reads (the first 200 of) the objects through the public API.
@@ -147,7 +161,9 @@ final class QueryDifferentialTests: XCTestCase {
                                        "query #\(number) \(format): ids read from the objects")
                     }
                 case .owner:
-                    let results = try QDArguments.filter(fixture.realm.objects(QDOwner.self), format, arguments)
+                    let all = fixture.realm.objects(QDOwner.self)
+                    let results = try nsPredicate.map { try all.filter(checking: $0) }
+                        ?? QDArguments.filter(all, format, arguments)
                     actual = fixture.indices(results)
                     explain = results.explain
                 }
@@ -173,7 +189,8 @@ final class QueryDifferentialTests: XCTestCase {
         let conversions = Set(placeholders.compactMap(\.last))
         XCTAssertEqual(conversions.symmetricDifference("@diouxXfFeEgGaAsScC"), [],
                        "placeholders drawn: \(placeholders.sorted())")
-        print("QueryDifferentialTests: placeholders drawn: \(placeholders.sorted().joined(separator: " "))")
+        print("QueryDifferentialTests: placeholders drawn: \(placeholders.sorted().joined(separator: " ")); "
+              + "\(nsPredicateQueries) of the queries built as NSPredicates")
     }
 
     // MARK: The typed builder

@@ -421,6 +421,38 @@ struct QDRenderer {
         }
     }
 
+    /// The query as RealmSwift code would build it with NSPredicates: AND, OR and NOT as NSCompoundPredicates
+    /// (chains of one kind flattened into one compound of several subpredicates), constants as
+    /// `NSPredicate(value:)`, and every other part as `NSPredicate(format:argumentArray:)` of its rendered text.
+    static func nsPredicate(_ predicate: QDPredicate, seed: UInt64, placeholders: inout Set<String>) -> NSPredicate {
+        var part = 0
+        func next() -> UInt64 { part += 1; return SeededGenerator.hash(seed, UInt64(part)) }
+        func chain(_ predicate: QDPredicate, and: Bool) -> [QDPredicate] {
+            switch predicate {
+            case .and(let left, let right) where and: return chain(left, and: true) + chain(right, and: true)
+            case .or(let left, let right) where !and: return chain(left, and: false) + chain(right, and: false)
+            default: return [predicate]
+            }
+        }
+        switch predicate {
+        case .constant(let value):
+            return NSPredicate(value: value)
+        case .and:
+            return NSCompoundPredicate(andPredicateWithSubpredicates: chain(predicate, and: true).map {
+                nsPredicate($0, seed: next(), placeholders: &placeholders)
+            })
+        case .or:
+            return NSCompoundPredicate(orPredicateWithSubpredicates: chain(predicate, and: false).map {
+                nsPredicate($0, seed: next(), placeholders: &placeholders)
+            })
+        case .not(let operand):
+            return NSCompoundPredicate(notPredicateWithSubpredicate: nsPredicate(operand, seed: next(), placeholders: &placeholders))
+        case .comparison, .between, .inList:
+            let (format, arguments) = render(predicate, seed: seed, placeholders: &placeholders)
+            return NSPredicate(format: format, argumentArray: arguments)
+        }
+    }
+
     /// `%@`, or at random a printf conversion that takes the argument with the same meaning (NSPredicate's
     /// grammar, which RealmSwift's queries inherit): every conversion of FormatSpecifier.swift is drawn.
     private mutating func placeholder(for argument: Any) -> String {

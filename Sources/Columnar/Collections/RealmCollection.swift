@@ -37,6 +37,10 @@ public protocol RealmCollection: RealmCollectionBase, Equatable where Index == I
 
     /// The elements that satisfy a predicate-format string.
     func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element>
+    /// The elements that satisfy an NSPredicate (`NSPredicate(format:)`, `NSCompoundPredicate`).
+    func filter(_ predicate: NSPredicate) -> Results<Element>
+    /// The position of the first element that satisfies an NSPredicate, or nil.
+    func index(matching predicate: NSPredicate) -> Int?
     /// The elements that satisfy a typed query.
     func `where`(_ isIncluded: ((Query<Element>) -> Query<Bool>)) -> Results<Element>
     /// The elements sorted by a property.

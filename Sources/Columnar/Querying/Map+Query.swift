@@ -48,6 +48,17 @@ extension Map {
         try valueResults("filter").filtered(predicateFormat, args)
     }
 
+    /// The values that satisfy an NSPredicate made with `NSPredicate(format:)`, `NSCompoundPredicate` or
+    /// `NSPredicate(value:)`.
+    public func filter(_ predicate: NSPredicate) -> Results<Value> {
+        do { return try valueResults("filter").filtered(predicate) } catch { fatalError("Columnar: \(error)") }
+    }
+
+    /// Like `filter(_:)` with an NSPredicate, but a malformed or ill-typed predicate throws a `ColumnarError`.
+    public func filter(checking predicate: NSPredicate) throws -> Results<Value> {
+        try valueResults("filter").filtered(predicate)
+    }
+
     /// The values that satisfy a typed query (`where { $0.age > 3 }`, or `where { $0 > 3 }` for values).
     public func `where`(_ isIncluded: ((Query<Value>) -> Query<Bool>)) -> Results<Value> {
         valueResults("where").where(isIncluded)

@@ -11,6 +11,7 @@
 // (UnmanagedAggregate.swift).
 
 import CColumnar
+import Foundation
 import QueryVM
 
 /// A collection that can be queried: List and MutableSet (of objects or values) and LinkingObjects. (Public only so
@@ -86,6 +87,23 @@ extension QueryableObjectCollection {
         }
     }
 
+    /// The elements that satisfy an NSPredicate made with `NSPredicate(format:)`, `NSCompoundPredicate` or
+    /// `NSPredicate(value:)`.
+    public func filter(_ predicate: NSPredicate) -> Results<Element> {
+        do { return try _elementResults("filter").filtered(predicate) } catch { fatalError("Columnar: \(error)") }
+    }
+
+    /// Like `filter(_:)` with an NSPredicate, but a malformed or ill-typed predicate throws a `ColumnarError`.
+    public func filter(checking predicate: NSPredicate) throws -> Results<Element> {
+        try _elementResults("filter").filtered(predicate)
+    }
+
+    /// The position of the first element that satisfies an NSPredicate, or nil.
+    public func index(matching predicate: NSPredicate) -> Int? {
+        let all = _elementResults("index(matching:)")
+        do { return all.firstPosition(in: try all.filtered(predicate)) } catch { fatalError("Columnar: \(error)") }
+    }
+
     /// The elements that satisfy a typed query (`where { $0.price > 5 }`).
     public func `where`(_ isIncluded: ((Query<Element>) -> Query<Bool>)) -> Results<Element> {
         _elementResults("where").where(isIncluded)
@@ -138,6 +156,15 @@ extension QueryableObjectCollection {
         }
     }
 
+    /// RLMArray's `objectsWithPredicate:`: the elements that satisfy an NSPredicate.
+    public func objects(with predicate: NSPredicate) -> Results<Element> { filter(predicate) }
+
+    /// RLMArray's `indexOfObjectWithPredicate:`: the position of the first element that satisfies an NSPredicate,
+    /// or `NSNotFound` (as a UInt) when none does.
+    public func indexOfObject(with predicate: NSPredicate) -> UInt {
+        UInt(index(matching: predicate) ?? NSNotFound)
+    }
+
     /// RLMArray's `sortedResultsUsingKeyPath:ascending:`.
     public func sortedResults(usingKeyPath keyPath: String, ascending: Bool) -> Results<Element> {
         sorted(byKeyPath: keyPath, ascending: ascending)
@@ -158,6 +185,14 @@ extension Results {
     /// RLMResults' `objectsWhere:`.
     public func objects(where predicateFormat: String, _ args: Any...) -> Results<Element> {
         do { return try filtered(predicateFormat, args) } catch { fatalError("Columnar: \(error)") }
+    }
+
+    /// RLMResults' `objectsWithPredicate:`.
+    public func objects(with predicate: NSPredicate) -> Results<Element> { filter(predicate) }
+
+    /// RLMResults' `indexOfObjectWithPredicate:`: the position, or `NSNotFound` (as a UInt) when none matches.
+    public func indexOfObject(with predicate: NSPredicate) -> UInt {
+        UInt(index(matching: predicate) ?? NSNotFound)
     }
 
     /// RLMResults' `sortedResultsUsingKeyPath:ascending:`.

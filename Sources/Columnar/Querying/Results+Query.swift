@@ -86,6 +86,31 @@ extension Results {
         return firstPosition(in: matching)
     }
 
+    // MARK: NSPredicate
+
+    /// The objects that satisfy an NSPredicate made with `NSPredicate(format:)` (NSPredicate+Format.swift), its
+    /// `NSCompoundPredicate` combinations, or `NSPredicate(value:)`.
+    public func filter(_ predicate: NSPredicate) -> Results<Element> {
+        do { return try filtered(predicate) } catch { fatalError("Columnar: \(error)") }
+    }
+
+    /// Like `filter(_:)` with an NSPredicate, but a malformed or ill-typed predicate throws a `ColumnarError`.
+    public func filter(checking predicate: NSPredicate) throws -> Results<Element> {
+        try filtered(predicate)
+    }
+
+    /// The position of the first object that satisfies an NSPredicate, or nil.
+    public func index(matching predicate: NSPredicate) -> Int? {
+        let matching: Results<Element>
+        do { matching = try filtered(predicate) } catch { fatalError("Columnar: \(error)") }
+        return firstPosition(in: matching)
+    }
+
+    func filtered(_ predicate: NSPredicate) throws -> Results<Element> {
+        let (format, arguments) = try PredicateFormat.of(predicate)
+        return try filtered(format, arguments)
+    }
+
     /// The position in these results of the first of `matching`'s objects (which are a subset of them).
     func firstPosition(in matching: Results<Element>) -> Int? {
         let selected = Set(matching.keys)

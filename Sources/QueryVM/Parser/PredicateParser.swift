@@ -23,6 +23,23 @@ public enum PredicateParser {
             throw error.columnarError(query: format)
         }
     }
+
+    /// How many arguments `format`'s placeholders (`%@`, `%K`, printf conversions) take, so that predicates built
+    /// separately can be joined into one format string with their arguments side by side.
+    ///
+    /// - Throws: `ColumnarError` with code `.misuse` when the string does not lex.
+    public static func placeholderCount(in format: String) throws -> Int {
+        do {
+            return try PredicateLexer.tokenize(format).reduce(0) { count, token in
+                switch token.kind {
+                case .valueArgument, .keyPathArgument: return count + 1
+                default: return count
+                }
+            }
+        } catch let error as QuerySyntaxError {
+            throw error.columnarError(query: format)
+        }
+    }
 }
 
 /// The parser's state: the tokens, the position in them, and the arguments.
