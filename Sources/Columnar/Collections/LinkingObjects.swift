@@ -180,7 +180,7 @@ extension LinkingObjects: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
+    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: target?.location.core) }
 }
 
 extension LinkingObjects: _Persistable, ManagedCollectionProperty, ManagedLinkingObjectsReader {

@@ -291,7 +291,7 @@ extension List: RandomAccessCollection, MutableCollection {
         set { replaceSubrange(bounds, with: newValue) }
     }
 
-    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
+    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: managed?.core) }
 }
 
 extension List: _Persistable, ManagedCollectionProperty {

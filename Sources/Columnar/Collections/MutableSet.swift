@@ -195,7 +195,7 @@ extension MutableSet: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    public func makeIterator() -> RLMIterator<Element> { positionalIterator() }
+    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: managed?.core) }
 }
 
 extension MutableSet: _Persistable, ManagedCollectionProperty {
