@@ -81,8 +81,9 @@ final class MigrationTests: RealmTestCase {
         try seedPeople(version: 3)
         XCTAssertEqual(try schemaVersionAtURL(url), 3)
         XCTAssertThrowsError(try Realm(configuration: config(version: 2, types: [MigPersonV1.self]))) { error in
-            XCTAssertEqual((error as? ColumnarError)?.code, .misuse)
-            XCTAssertTrue("\(error)".contains("less than"), "\(error)")
+            // RealmSwift throws a schema mismatch for a lower version.
+            XCTAssertEqual((error as? Realm.Error)?.code, .schemaMismatch)
+            XCTAssertTrue("\(error)".contains("less than last set version 3"), "\(error)")
         }
         // The same version opens and reads the data.
         let realm = try Realm(configuration: config(version: 3, types: [MigPersonV1.self]))
@@ -196,7 +197,7 @@ final class MigrationTests: RealmTestCase {
         try seedPeople()
         // Without a block every new key is 0: the primary key cannot be set, and nothing is kept.
         XCTAssertThrowsError(try Realm(configuration: config(version: 2, types: [MigPersonKeyed.self]))) { error in
-            XCTAssertEqual((error as? ColumnarError)?.code, .alreadyExists)
+            XCTAssertEqual((error as? Realm.Error)?.underlyingError?.code, .alreadyExists)
             XCTAssertTrue("\(error)".contains("duplicate"), "\(error)")
         }
         XCTAssertEqual(try schemaVersionAtURL(url), 1)
@@ -263,7 +264,7 @@ final class MigrationTests: RealmTestCase {
         var configuration = config(version: 2, types: [MigPersonV1.self])
         configuration.readOnly = true
         XCTAssertThrowsError(try Realm(configuration: configuration)) { error in
-            XCTAssertEqual((error as? ColumnarError)?.code, .readOnly)
+            XCTAssertEqual((error as? Realm.Error)?.underlyingError?.code, .readOnly)
         }
     }
 
@@ -286,7 +287,7 @@ final class MigrationTests: RealmTestCase {
         var configuration = config(version: 0, types: [MigPersonV1.self])
         configuration.encryptionKey = Data(repeating: 7, count: 64)
         XCTAssertThrowsError(try Realm(configuration: configuration)) { error in
-            XCTAssertEqual((error as? ColumnarError)?.code, .misuse)
+            XCTAssertEqual((error as? Realm.Error)?.underlyingError?.code, .misuse)
             XCTAssertTrue("\(error)".contains("encrypt"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))

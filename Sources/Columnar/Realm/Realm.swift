@@ -25,9 +25,12 @@ public struct Realm: Equatable {
     // MARK: Opening
 
     /// Opens the Realm of `configuration` (by default `Configuration.defaultConfiguration`).
-    /// Throws a `ColumnarError` when the file cannot be opened, is damaged, or does not match the model classes.
+    /// Throws a `Realm.Error` when the file cannot be opened, is damaged, or does not match the model classes
+    /// (`.schemaMismatch`, listing each difference); its `underlyingError` holds the engine's detail.
     public init(configuration: Configuration = .defaultConfiguration) throws {
-        core = try RealmRegistry.core(for: configuration)
+        do { core = try RealmRegistry.core(for: configuration) } catch {
+            throw Realm.Error.converting(error, fileURL: configuration.fileURL)
+        }
     }
 
     /// Opens the Realm stored at `fileURL` with the default configuration's other settings.
@@ -82,12 +85,13 @@ public struct Realm: Equatable {
 
     private func beginWriteThrowing() throws {
         precondition(!configuration.readOnly, "Can't perform transactions on read-only Realms.")
-        try core.beginWrite()
+        do { try core.beginWrite() } catch { throw Realm.Error.converting(error, fileURL: configuration.fileURL) }
     }
 
-    /// Commits the write transaction; throws when the commit cannot be made durable (the changes are then lost).
+    /// Commits the write transaction; throws a `Realm.Error` when the commit cannot be made durable (the changes
+    /// are then lost).
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
-        try core.commitWrite()
+        do { try core.commitWrite() } catch { throw Realm.Error.converting(error, fileURL: configuration.fileURL) }
     }
 
     /// Discards the write transaction's changes.
@@ -149,12 +153,12 @@ public struct Realm: Equatable {
         guard let objectType = type as? ObjectBase.Type else {
             fatalError("Columnar: \(type) is not a model class; only Object subclasses can be listed with objects(_:)")
         }
-        return Results(core: core, binding: try? core.binding(for: objectType))
+        return Results(core: core, binding: core.bindingIfStored(for: objectType))
     }
 
     /// The object of a class with the given primary key, or nil.
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        guard let binding = try? core.binding(for: type) else { return nil }
+        guard let binding = core.bindingIfStored(for: type) else { return nil }
         guard let pkIndex = binding.primaryKeyIndex else {
             fatalError("'\(binding.schema.className)' does not have a primary key and can not be queried by one")
         }

@@ -68,6 +68,7 @@ final class RealmCore {
         self.configuration = configuration
         try beginRead()
         try SchemaMigration.run(self)
+        try SchemaMigration.verifyKnownClasses(self)
         if let types = configuration.objectTypes {
             for type in types { _ = try binding(for: type) }
         }
@@ -193,14 +194,23 @@ final class RealmCore {
                 if let target = property.storage.objectType { pending.append(target) }
             }
         }
-        if try needsSchemaChange(reachable) {
-            guard !configuration.readOnly else { return nil }
-            if isInWriteTransaction {
+        let check = try SchemaCheck(reachable, core: self)
+        let mustChange = try needsSchemaChange(reachable) || check.mustAdapt
+        if mustChange || (check.mayStamp && !configuration.readOnly) {
+            if configuration.readOnly {
+                if check.mustAdapt { throw check.readOnlyMismatch }
+                return nil
+            }
+            func change() throws {
                 try createSchema(reachable)
+                try check.adapt(currentTransaction)
+            }
+            if isInWriteTransaction {
+                try change()
             } else {
                 try beginWrite()
                 do {
-                    try createSchema(reachable)
+                    try change()
                     try commitWrite()
                 } catch {
                     if isInWriteTransaction { cancelWrite() }
@@ -234,6 +244,15 @@ final class RealmCore {
     var bindingCount: Int { bindings.count }
     func allBindings() -> [ClassBinding] { Array(bindings.values) }
 
+    /// The binding of a class, or nil when the file lacks its table and the Realm is read-only. Any other failure
+    /// (a schema mismatch, a damaged file) stops with its message: the calls that get here cannot throw, and
+    /// answering "no objects" instead would hide it.
+    func bindingIfStored(for type: ObjectBase.Type) -> ClassBinding? {
+        do { return try binding(for: type) } catch {
+            fatalError("Columnar: cannot use object type '\(type)': \(error)")
+        }
+    }
+
     func requireBinding(for type: ObjectBase.Type) -> ClassBinding {
         do {
             guard let binding = try binding(for: type) else {
@@ -264,11 +283,15 @@ final class RealmCore {
     func createSchema(_ types: [ObjectBase.Type], primaryKeys: Bool = true) throws {
         let txn = currentTransaction
         var tables: [ObjectIdentifier: columnar_table_id] = [:]
+        var fileVersion: UInt64?
         for type in types {
             let name = SchemaDiscovery.info(for: type).schema.className
             var table: columnar_table_id = 0
             if columnar_table_find(txn, name, &table) != COLUMNAR_OK {
                 try Engine.check(columnar_table_add(txn, name, &table))
+                // A table made now has its model's shape at the file's schema version (ClassVersionRecord.swift).
+                if fileVersion == nil { fileVersion = try SchemaVersionRecord.read(txn) }
+                try ClassVersionRecord.stamp(name, fileVersion!, txn)
             }
             tables[ObjectIdentifier(type)] = table
         }

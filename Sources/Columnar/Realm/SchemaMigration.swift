@@ -18,6 +18,17 @@ import CColumnar
 import Foundation
 import QueryVM
 
+/// Opening with a lower schema version than the file's (thrown as RealmSwift's `.schemaMismatch`).
+struct OlderSchemaVersion: Error, CustomStringConvertible {
+    let configured: UInt64
+    let stored: UInt64
+
+    var description: String {
+        "Provided schema version \(configured) is less than last set version \(stored): the file was written by a "
+            + "newer model"
+    }
+}
+
 enum SchemaMigration {
     /// Brings the file to the configuration's schema version. Runs when a core opens, before classes are bound.
     static func run(_ core: RealmCore) throws {
@@ -49,7 +60,9 @@ enum SchemaMigration {
                 return
             }
             if try hasModelTables(txn) {
-                try SchemaMigrator(core: core, oldVersion: current).migrate()
+                let migrator = try SchemaMigrator(core: core, oldVersion: current)
+                try migrator.migrate()
+                try migrator.stampMigratedClasses(configuration.schemaVersion)
             }
             try SchemaVersionRecord.write(configuration.schemaVersion, txn)
             try core.commitWrite()
@@ -63,20 +76,36 @@ enum SchemaMigration {
     /// tables, or a class of `objectTypes` is stored with properties of another shape.
     static func isNeeded(_ txn: OpaquePointer, _ configuration: Realm.Configuration) throws -> Bool {
         guard try hasModelTables(txn) else { return false }
-        if try SchemaVersionRecord.read(txn) != configuration.schemaVersion { return true }
-        for type in configuration.objectTypes ?? [] {
+        let fileVersion = try SchemaVersionRecord.read(txn)
+        if fileVersion != configuration.schemaVersion { return true }
+        for type in try knownClasses(txn, configuration) {
             let schema = SchemaDiscovery.info(for: type).schema
             var table: columnar_table_id = 0
             guard columnar_table_find(txn, schema.className, &table) == COLUMNAR_OK else { continue }
-            for property in schema.properties where property.type != .linkingObjects {
-                var column: columnar_col_id = 0
-                var info = columnar_column_info()
-                guard columnar_column_find(txn, table, property.columnName, &column) == COLUMNAR_OK else { continue }
-                try Engine.check(columnar_column_info_get(txn, table, column, &info))
-                if RealmCore.shapeDifference(info, property) != nil { return true }
-            }
+            let differences = try SchemaDifferences.of(schema, table: table, txn)
+            if differences.isEmpty { continue }
+            // A class stamped below the file's version is adapted at first use; only a change that cannot be
+            // (or one at the class's own version) needs the migration that deleting the Realm replaces.
+            if try ClassVersionRecord.version(of: schema.className, txn) >= fileVersion
+                || differences.contains(where: { $0.kind == .changed }) { return true }
         }
         return false
+    }
+
+    /// The model classes known when a Realm opens: `objectTypes`, or the classes this process has used whose
+    /// tables are in the file.
+    static func knownClasses(_ txn: OpaquePointer, _ configuration: Realm.Configuration) throws -> [ObjectBase.Type] {
+        if let types = configuration.objectTypes { return types }
+        let names = Set(try SchemaVersionRecord.modelTables(txn).map { Engine.name($0.info.name) })
+        return SchemaDiscovery.discoveredClasses(named: names)
+    }
+
+    /// Opening without `objectTypes`: the classes this process already knows are compared with the file now, so a
+    /// mismatch is thrown by the open, as RealmSwift throws it (`objectTypes` classes are compared as they are
+    /// bound, and classes first used later when they are).
+    static func verifyKnownClasses(_ core: RealmCore) throws {
+        guard core.configuration.objectTypes == nil else { return }
+        _ = try SchemaCheck(try knownClasses(core.currentTransaction, core.configuration), core: core)
     }
 
     /// `deleteRealmIfMigrationNeeded`: every table is removed in one write transaction, so the Realm starts
@@ -110,10 +139,7 @@ enum SchemaMigration {
     }
 
     private static func requireNotOlder(_ configured: UInt64, than stored: UInt64) throws {
-        guard configured >= stored else {
-            throw ColumnarError(code: .misuse, message: "Provided schema version \(configured) is less than the "
-                                    + "file's schema version \(stored): it was written by a newer model")
-        }
+        guard configured >= stored else { throw OlderSchemaVersion(configured: configured, stored: stored) }
     }
 
     /// Whether the file has any table besides the metadata table.
@@ -150,6 +176,15 @@ final class SchemaMigrator {
         }
         newTypes = core.configuration.objectTypes
             ?? SchemaDiscovery.discoveredClasses(named: Set(oldTables.keys))
+    }
+
+    /// Stamps the classes this migration gave their new model's shape (ClassVersionRecord.swift); tables of
+    /// classes it did not know keep their older stamp and are adapted when first used.
+    func stampMigratedClasses(_ version: UInt64) throws {
+        for type in newTypes {
+            try ClassVersionRecord.stamp(SchemaDiscovery.info(for: type).schema.className, version,
+                                         core.currentTransaction)
+        }
     }
 
     func migrate() throws {

@@ -13,9 +13,10 @@ enum SchemaVersionRecord {
     /// The one object of the table.
     private static let key: columnar_key = 0
 
-    /// Every live table except the metadata table: the tables of model classes.
+    /// Every live table except the metadata tables (this one and ClassVersionRecord's, whose names begin with
+    /// "__", which no model class name may): the tables of model classes.
     static func modelTables(_ txn: OpaquePointer) throws -> [(id: columnar_table_id, info: columnar_table_info)] {
-        try Engine.tables(txn).filter { Engine.name($0.info.name) != tableName }
+        try Engine.tables(txn).filter { !Engine.name($0.info.name).hasPrefix("__") }
     }
 
     /// The stored version, 0 when none is recorded. A metadata table of another shape is reported, not guessed at.
@@ -73,12 +74,17 @@ enum SchemaVersionRecord {
 }
 
 /// The schema version stored in the Realm file at `fileURL` (0 when none was recorded). The file is opened
-/// read-only. Throws when it cannot be opened or is damaged; an encryption key is refused, as when opening.
+/// read-only. Throws a `Realm.Error` when it cannot be opened or is damaged; an encryption key is refused, as
+/// when opening.
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
-    if encryptionKey != nil { throw RealmOpening.encryptionUnsupported() }
-    let file = try StorageFile(path: fileURL.path, flags: COLUMNAR_OPEN_READ_ONLY.rawValue, maximumVersions: 0)
-    var txn: OpaquePointer?
-    try Engine.check(columnar_txn_begin_read(file.handle, &txn))
-    defer { columnar_txn_rollback(txn) }
-    return try SchemaVersionRecord.read(txn!)
+    do {
+        if encryptionKey != nil { throw RealmOpening.encryptionUnsupported() }
+        let file = try StorageFile(path: fileURL.path, flags: COLUMNAR_OPEN_READ_ONLY.rawValue, maximumVersions: 0)
+        var txn: OpaquePointer?
+        try Engine.check(columnar_txn_begin_read(file.handle, &txn))
+        defer { columnar_txn_rollback(txn) }
+        return try SchemaVersionRecord.read(txn!)
+    } catch {
+        throw Realm.Error.converting(error, fileURL: fileURL)
+    }
 }
