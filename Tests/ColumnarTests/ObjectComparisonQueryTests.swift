@@ -3,8 +3,9 @@
 // `$0.friends.contains(owner)` and `$0.owner.in(…)`.
 //
 // The answers are compared with a plain Swift reference over the same objects, on a table of many clusters (the
-// link column's kernel) and inside a write that adds objects (private clusters). The refusals are RealmSwift's:
-// an unmanaged, deleted or foreign object, or one of another class than the link's, is an error that names it.
+// link column's kernel) and inside a write that adds objects (private clusters). An unmanaged object matches no
+// link, as in RealmSwift. The refusals are RealmSwift's: a deleted or foreign object, or one of another class than
+// the link's, is an error that names it.
 
 import Columnar
 import ColumnarTestSupport
@@ -184,10 +185,28 @@ final class ObjectComparisonQueryTests: RealmTestCase {
         }
     }
 
+    /// RealmSwift: comparing a link or a list with an object that was never added matches nothing (and `!=`
+    /// everything, nil links included), in predicate strings and typed queries alike, instead of an error.
+    func testAnUnmanagedObjectMatchesNoLink() throws {
+        let realm = try populated()
+        let items = realm.objects(QDItem.self)
+        let stranger = QDOwner()
+        XCTAssertEqual(try items.filter(checking: "owner == %@", stranger).count, 0)
+        XCTAssertEqual(try items.filter(checking: "owner != %@", stranger).count, items.count)
+        XCTAssertEqual(try items.filter(checking: "ANY friends == %@", stranger).count, 0)
+        XCTAssertEqual(try items.filter(checking: "%@ IN friends", stranger).count, 0)
+        XCTAssertEqual(try items.filter(checking: "owner IN %@", [stranger]).count, 0)
+        let one = owner(realm, 1)
+        XCTAssertEqual(try items.filter(checking: "owner IN %@", [stranger, one]).count,
+                       items.filter { $0.owner?.id == 1 }.count)
+        XCTAssertEqual(items.where { $0.owner == stranger }.count, 0)
+        XCTAssertEqual(items.where { $0.friends.contains(stranger) }.count, 0)
+        XCTAssertEqual(items.where { !($0.owner == stranger) }.count, items.count)
+    }
+
     func testObjectsThatCannotMatchAreRefusedWithAMessage() throws {
         let realm = try populated()
         let items = realm.objects(QDItem.self)
-        assertRefused("is unmanaged") { try items.filter(checking: "owner == %@", QDOwner()) }
         assertRefused("links QDOwner objects, but the value is a QSDog object") {
             try items.filter(checking: "owner == %@", QSDog())
         }

@@ -520,10 +520,6 @@ final class QueryBuilderTests: XCTestCase {
         [
             "computed property": { _ = Query<QBPerson>._predicate { $0.displayName == "x" } },
             "two to-many sides": { _ = Query<QBPerson>._predicate { $0.dogs.age == $0.bestFriend.owners.age } },
-            "unmanaged object": {
-                let realm = try! Realm(configuration: Realm.Configuration(inMemoryIdentifier: "unmanaged-object"))
-                _ = realm.objects(QBPerson.self).where { $0.bestFriend == QBDog() }
-            },
             "subquery without a collection": { _ = Query<QBPerson>._predicate { ($0.age > 3).count > 0 } },
             "subquery over two collections": {
                 _ = Query<QBPerson>._predicate { ($0.dogs.age > 3 && $0.scores == 2).count > 0 }
@@ -547,7 +543,6 @@ final class QueryBuilderTests: XCTestCase {
     func testMisuseStopsWithAMessageNamingTheProblem() {
         assertStops("computed property", "does not name a @Persisted property of QBPerson")
         assertStops("two to-many sides", "comparing two collection columns is not permitted (dogs.age and bestFriend.owners.age)")
-        assertStops("unmanaged object", "the QBDog object compared with 'bestFriend' is unmanaged")
         assertStops("subquery without a collection", "a subquery (.count on a condition) needs a key path through a collection")
         assertStops("subquery over two collections", "a subquery can look into one collection only, but this one uses both dogs and scores")
     }

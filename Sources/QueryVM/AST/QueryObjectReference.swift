@@ -3,8 +3,9 @@
 //
 // A link holds the key of the object it points to, so the object stands in a query for its class and its key.
 // Only an object stored in the Realm being queried can match: the object layer describes an unmanaged, deleted
-// or foreign object as it is, and the type checker refuses it with a message that says which, at the position
-// of the value, as RealmSwift raises an exception for each.
+// or foreign object as it is. An unmanaged object matches no link, as in RealmSwift (`owner == %@` selects
+// nothing, `!=` everything); a deleted or foreign one is refused by the type checker with a message that says
+// which, at the position of the value, as RealmSwift raises an exception for each.
 
 /// An object used as a query constant.
 public struct QueryObjectReference: Hashable, Sendable {

@@ -405,8 +405,11 @@ private struct Checker {
         }
     }
 
+    /// The key an unmanaged object compares as: one no stored object can have.
+    static let keyOfNoObject = Int64.max
+
     /// The key of an object compared with a link: the object must be of the class the link points to and
-    /// stored in the database being queried.
+    /// stored in the database being queried (or unmanaged, which matches nothing).
     func linkedKey(_ object: QueryObjectReference, comparedWith link: TypedOperand, at range: SourceRange) throws -> Int64 {
         let targetName = link.target.flatMap { model.table($0)?.className }
         guard let targetName, targetName == object.className else {
@@ -414,7 +417,10 @@ private struct Checker {
         }
         switch object.storage {
         case .unmanaged:
-            throw QueryTypeError(range: range, message: "the \(object.className) object compared with \(link.description) is unmanaged; only objects stored in the Realm being queried can be compared with a link")
+            // As in RealmSwift, an object that was never added equals no link: `==` and IN match nothing and
+            // `!=` everything. No object can have the key INT64_MAX (the engine refuses it), so the comparison
+            // runs as any other and finds no match.
+            return Self.keyOfNoObject
         case .invalidated:
             throw QueryTypeError(range: range, message: "the \(object.className) object compared with \(link.description) has been deleted or invalidated")
         case .stored(let key, let database):
