@@ -134,7 +134,7 @@ struct CollectionColumn {
     /// that converts to one (like a dictionary for an object). Nil when `value` is not an array or an item does
     /// not convert.
     static func elements<Element>(fromAny value: Any, elementType: any _Persistable.Type) -> [Element]? {
-        guard let array = value as? [Any] else { return nil }
+        guard let array = items(of: value) else { return nil }
         var elements: [Element] = []
         elements.reserveCapacity(array.count)
         for item in array {
@@ -148,5 +148,20 @@ struct CollectionColumn {
             }
         }
         return elements
+    }
+
+    /// The items of a value assigned to a to-many property, as RealmSwift takes them: an array, a Swift set, or
+    /// another Realm collection (List, MutableSet, Results, LinkingObjects), in its order. Strings, data and
+    /// dictionaries are sequences too, but not of elements, and are not taken.
+    private static func items(of value: Any) -> [Any]? {
+        if let array = value as? [Any] { return array }
+        if let collection = value as? any RealmCollection { return items(ofCollection: collection) }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .set { return mirror.children.map(\.value) }
+        return nil
+    }
+
+    private static func items<C: RealmCollection>(ofCollection collection: C) -> [Any] {
+        collection.map { $0 as Any }
     }
 }

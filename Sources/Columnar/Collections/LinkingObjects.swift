@@ -130,7 +130,7 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue>: Linkin
 
     /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
     public func value(forKeyPath keyPath: String) -> Any? {
-        CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
+        CollectionKeyValueCoding.value(of: self, keyPath: keyPath)
     }
 
     /// Sets a property of every object (inside a write transaction).

@@ -69,9 +69,14 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
         return indexes.map { self[$0] }
     }
 
-    /// Each element's value of a property (nil as `NSNull`); the elements must be objects.
-    public func value(forKey key: String) -> [AnyObject] {
-        CollectionKeyValueCoding.objects(of: self, keyPath: key)
+    /// Each element's value of a property without repeats (nil as `NSNull`), as RealmSwift's set answers it: the
+    /// values of a set form a set (an `NSSet` there), given here in order of first appearance.
+    public func value(forKey key: String) -> [AnyObject] { value(forKeyPath: key) }
+
+    /// Each element's value at a key path through to-one links (`owner.name`, `self`), without repeats.
+    public func value(forKeyPath keyPath: String) -> [AnyObject] {
+        let values = CollectionKeyValueCoding.values(of: self, keyPath: keyPath).map { $0 ?? NSNull() }
+        return KeyValueFold.distinct(values).map { $0 as AnyObject }
     }
 
     /// Whether the set holds `object` (`columnar_coll_contains`). An object that is not managed by the set's Realm

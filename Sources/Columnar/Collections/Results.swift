@@ -126,7 +126,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
 
     /// Each object's value at a key path (properties through to-one links, as in `owner.name`), in order.
     public func value(forKeyPath keyPath: String) -> Any? {
-        columnValues(ofProperty: keyPath) ?? CollectionKeyValueCoding.values(of: self, keyPath: keyPath)
+        columnValues(ofProperty: keyPath) ?? CollectionKeyValueCoding.value(of: self, keyPath: keyPath)
     }
 
     /// Each object's value of a property stored in its class's own column, as `[Value]` of the property's type,
