@@ -81,7 +81,7 @@ final class ObjectAPITests: RealmTestCase {
         XCTAssertNotNil(realm.schema["Toy"], "classes reached through links are part of the schema")
         let pet = realm.objects(Pet.self)[0]
         XCTAssertTrue(pet.description.hasPrefix("Pet {"), pet.description)
-        XCTAssertTrue(pet.description.contains("name = \"Rex\";"), pet.description)
+        XCTAssertTrue(pet.description.contains("name = Rex;"), pet.description)
     }
 
     func testReadOnlyRealmReadsButRefusesNothingItCannotDo() throws {

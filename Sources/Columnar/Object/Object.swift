@@ -108,7 +108,7 @@ open class ObjectBase: CustomStringConvertible {
             } else {
                 value = cells[index].unmanagedValue
             }
-            lines.append("\t\(property.name) = \(Self.describe(value));")
+            lines.append("\t\(property.name) = \(Self.describeProperty(value));")
         }
         return "\(schema.className) {\n" + lines.joined(separator: "\n") + "\n}"
     }
@@ -116,6 +116,28 @@ open class ObjectBase: CustomStringConvertible {
     /// How many more levels of linked objects a description may show (RealmSwift's RLMDescriptionMaxDepth, 5):
     /// links can form cycles (an object's linking objects lead back to it).
     @TaskLocal static var remainingDescriptionDepth = 5
+
+    /// A property's value in an object's description, as RealmSwift prints it (Objective-C's descriptions):
+    /// strings without quotes, Bool as 1 or 0, data as its first 24 bytes in hexadecimal and its length
+    /// (`<61626364 65 — 5 total bytes>`), nil as `(null)`; objects and collections as their own descriptions.
+    static func describeProperty(_ value: Any) -> String {
+        switch ObjectValueAssignment.unwrapped(value) {
+        case let string as String: return string
+        case let flag as Bool: return flag ? "1" : "0"
+        case let data as Data: return describe(data: data)
+        default: return describe(value)
+        }
+    }
+
+    private static func describe(data: Data) -> String {
+        let shown = data.prefix(24)
+        var hex = ""
+        for (index, byte) in shown.enumerated() {
+            if index > 0 && index % 4 == 0 { hex += " " }
+            hex += String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }
+        return "<\(hex) — \(data.count) total bytes>"
+    }
 
     static func describe(_ value: Any) -> String {
         let value = ObjectValueAssignment.unwrapped(value)   // an Optional's value as itself, nil as nil

@@ -146,13 +146,29 @@ enum AggregateConversion {
     static func convert<T>(_ any: Any, as type: T.Type, property: String) -> T? {
         // The common case first: an Int64 asked for as Int (a failed cast and a conformance lookup otherwise).
         if T.self == Int.self, let integer = any as? Int64 { return Int(integer) as? T }
-        if let exact = any as? T { return exact }
         let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
+        if target == NSNumber.self { return number(any, property: property) as? T }
+        if let exact = any as? T { return exact }
         if let persistable = target as? any _Persistable.Type, let converted = persistable._convert(fromAny: any) {
             return (converted as Any) as? T
         }
         if let number = NumericConversion.convert(any, to: target) { return number as? T }
         fatalError("Columnar: cannot express the value of '\(property)' (\(any)) as \(T.self)")
+    }
+}
+
+extension AggregateConversion {
+    /// An aggregate's value boxed as RealmSwift's Objective-C roots return it: integers as integer NSNumbers,
+    /// floating values as doubles, decimals as NSDecimalNumber. A date is no number.
+    static func number(_ any: Any, property: String) -> NSNumber {
+        switch any {
+        case let integer as Int64: return NSNumber(value: integer)
+        case let integer as Int: return NSNumber(value: integer)
+        case let float as Float: return NSNumber(value: float)
+        case let double as Double: return NSNumber(value: double)
+        case let decimal as Decimal128: return NSDecimalNumber(decimal: decimal.decimalValue)
+        default: fatalError("Columnar: cannot express the value of '\(property)' (\(any)) as NSNumber")
+        }
     }
 }
 

@@ -42,6 +42,8 @@ extension Double: MinMaxType {}
 extension Date: MinMaxType {}
 extension Decimal128: MinMaxType {}
 extension Optional: MinMaxType where Wrapped: MinMaxType {}
+/// `min(ofProperty:) as NSNumber?`, as RealmSwift's Objective-C roots allow: the number, boxed.
+extension NSNumber: MinMaxType {}
 
 /// Types a collection can sum and average: numbers.
 public protocol AddableType {}
@@ -54,3 +56,4 @@ extension Float: AddableType {}
 extension Double: AddableType {}
 extension Decimal128: AddableType {}
 extension Optional: AddableType where Wrapped: AddableType {}
+extension NSNumber: AddableType {}
