@@ -184,8 +184,10 @@ final class SchemaMismatchTests: RealmTestCase {
 
     func testRunDeathCase() throws {
         guard currentDeathCase == "changed model used later" else { return }
-        let realm = try Realm(configuration: config(0, [SMBirdV2.self]))
-        try realm.write { realm.create(SMBirdV2.self, value: ["name": "wren"]) }
+        do {
+            let realm = try Realm(configuration: config(0, [SMBirdV2.self]))
+            try realm.write { realm.create(SMBirdV2.self, value: ["name": "wren"]) }
+        }
         let later = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: nil))
         _ = later.objects(SMBirdV3.self).count
     }

@@ -60,6 +60,7 @@ final class RealmCore {
     var resolvedKeyPaths: (bindingGeneration: UInt64, paths: [ResolvedKeyPathKey: CheckedPath]) = (0, [:])
     /// The key path resolved last, looked at before `resolvedKeyPaths`.
     var lastResolvedKeyPath: (bindingGeneration: UInt64, key: ResolvedKeyPathKey, path: CheckedPath)?
+    private var managedClassesCache: Set<ObjectIdentifier>?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
 
@@ -89,8 +90,8 @@ final class RealmCore {
     func requireWriteTransaction() {
         checkThread()
         precondition(isInWriteTransaction,
-                     "Attempting to modify object outside of a write transaction - call beginWrite on a Realm "
-                         + "instance first.")
+                     "Attempting to modify object outside of a write transaction - call beginWriteTransaction on "
+                         + "an RLMRealm instance first.")
     }
 
     /// The current transaction, starting a read transaction if there is none (after `invalidate()`).
@@ -183,6 +184,7 @@ final class RealmCore {
     /// when they do not exist yet. Returns nil when the file lacks the table and the Realm is read-only.
     func binding(for type: ObjectBase.Type) throws -> ClassBinding? {
         if let known = bindings[ObjectIdentifier(type)] { return known }
+        requireManagedClass(type)
         // Every class reachable through links, so that link columns can name their target tables.
         var pending: [ObjectBase.Type] = [type]
         var reachable: [ObjectBase.Type] = []
@@ -238,6 +240,40 @@ final class RealmCore {
             bindings[ObjectIdentifier(candidate)] = ClassBinding(info: info, table: table, columns: columns)
         }
         return bindings[ObjectIdentifier(type)]
+    }
+
+    /// Stops, with RealmSwift's message, for a class this Realm cannot manage: a base class (`Object`,
+    /// `EmbeddedObject`), or, when the configuration lists `objectTypes`, a class neither listed nor reached from
+    /// a listed one through links or linking objects.
+    private func requireManagedClass(_ type: ObjectBase.Type) {
+        let baseNames: [ObjectIdentifier: String] = [
+            ObjectIdentifier(Object.self): "RealmSwiftObject", ObjectIdentifier(EmbeddedObject.self): "RealmSwiftEmbeddedObject",
+            ObjectIdentifier(ObjectBase.self): "RealmSwiftObject",
+        ]
+        var name = baseNames[ObjectIdentifier(type)]
+        if name == nil, type != DynamicObject.self, let allowed = managedClasses, !allowed.contains(ObjectIdentifier(type)) {
+            name = SchemaDiscovery.info(for: type).schema.className
+        }
+        guard let name else { return }
+        fatalError("Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / "
+                   + "`objectTypes` array in your configuration, add `\(name)` to the list of `objectClasses` / "
+                   + "`objectTypes`.")
+    }
+
+    /// The classes of `objectTypes` and those they reach through links and linking objects; nil without a list.
+    private var managedClasses: Set<ObjectIdentifier>? {
+        guard let types = configuration.objectTypes else { return nil }
+        if let cached = managedClassesCache { return cached }
+        var seen = Set<ObjectIdentifier>()
+        var pending = types
+        while let next = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            for property in SchemaDiscovery.info(for: next).schema.properties {
+                if let target = property.storage.objectType { pending.append(target) }
+            }
+        }
+        managedClassesCache = seen
+        return seen
     }
 
     /// How many classes are bound, and their bindings (for the query model).

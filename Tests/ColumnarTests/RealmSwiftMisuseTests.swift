@@ -1,0 +1,81 @@
+// RealmSwiftMisuseTests: misuse that RealmSwift rejects with an Objective-C exception stops the program here with
+// RealmSwift's own message text, so the two read alike: listing the base class (`realm.objects(Object.self)`),
+// using a class the configuration's `objectTypes` does not list (nor reach through links), and modifying an
+// object outside a write transaction. Each case runs in a child process (DeathTest.swift).
+
+import Columnar
+import ColumnarTestSupport
+import Foundation
+import XCTest
+
+final class RealmSwiftMisuseTests: RealmTestCase {
+    private static let runner = "ColumnarTests.RealmSwiftMisuseTests/testRunDeathCase"
+
+    private var cases: [String: () throws -> Void] {
+        [
+            "objects of the base class": {
+                let realm = try self.openRealm()
+                _ = realm.objects(Object.self).count
+            },
+            "objects of a class objectTypes does not list": {
+                var configuration = self.configuration!
+                configuration.objectTypes = [Dog.self]
+                let realm = try Realm(configuration: configuration)
+                _ = realm.objects(Toy.self).count
+            },
+            "adding a class objectTypes does not list": {
+                var configuration = self.configuration!
+                configuration.objectTypes = [Dog.self]
+                let realm = try Realm(configuration: configuration)
+                try realm.write { realm.add(Owner(value: ["name": "x"])) }
+            },
+            "modifying outside a write": {
+                let realm = try self.openRealm()
+                let dog = try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
+                dog.name = "Max"
+            },
+        ]
+    }
+
+    func testRunDeathCase() throws {
+        guard let name = currentDeathCase, let body = cases[name] else { return }
+        try body()
+    }
+
+    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
+        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+    }
+
+    func testClassesTheRealmDoesNotManageStopWithRealmSwiftsMessage() {
+        assertStops("objects of the base class",
+                    "Object type 'RealmSwiftObject' is not managed by the Realm. If using a custom `objectClasses` / "
+                        + "`objectTypes` array in your configuration, add `RealmSwiftObject` to the list of "
+                        + "`objectClasses` / `objectTypes`.")
+        assertStops("objects of a class objectTypes does not list",
+                    "Object type 'Toy' is not managed by the Realm. If using a custom `objectClasses` / "
+                        + "`objectTypes` array in your configuration, add `Toy` to the list of `objectClasses` / "
+                        + "`objectTypes`.")
+        assertStops("adding a class objectTypes does not list", "Object type 'Owner' is not managed by the Realm.")
+    }
+
+    func testModifyingOutsideAWriteStopsWithRealmSwiftsMessage() {
+        assertStops("modifying outside a write",
+                    "Attempting to modify object outside of a write transaction - call beginWriteTransaction on an "
+                        + "RLMRealm instance first.")
+    }
+
+    /// Classes reached from the listed ones through links are managed too, as RealmSwift requires them listed.
+    func testClassesReachedFromListedOnesAreManaged() throws {
+        var configuration = self.configuration!
+        configuration.objectTypes = [Pet.self]
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            let pet = realm.create(Pet.self, value: ["id": 1, "name": "Rex"])
+            pet.owner = realm.create(Owner.self, value: ["name": "Ann"])
+            pet.toys.append(realm.create(Toy.self, value: ["brand": "b"]))
+        }
+        XCTAssertEqual(realm.objects(Owner.self).count, 1)
+        XCTAssertEqual(realm.objects(Toy.self).count, 1)
+    }
+}
