@@ -109,6 +109,32 @@ final class NSPredicateTests: RealmTestCase {
         XCTAssertEqual(countMatching(realm.objects(KennelDog.self), notA), 2)
     }
 
+    /// RealmSwift answers index(matching:) on an unmanaged list (its other queries need a managed one): with a
+    /// format string, an NSPredicate or a typed query, through links, and nil when nothing matches; the list
+    /// and its objects are left as they were.
+    func testIndexMatchingWorksOnAnUnmanagedList() throws {
+        let pets = List<Pet>()
+        let ann = Owner(value: ["name": "Ann"])
+        for (id, name, age) in [(1, "Rex", 3), (1, "Fido", 7), (3, "Rover", 12)] {   // a repeated primary key too
+            let pet = Pet(value: ["id": id, "name": name, "age": age])
+            if age > 5 { pet.owner = ann }
+            pet.toys.append(Toy(value: ["brand": name, "price": Double(age)]))
+            pets.append(pet)
+        }
+        XCTAssertEqual(pets.index(matching: "age > %d", 5), 1)
+        XCTAssertEqual(pets.index(matching: NSPredicate(format: "owner.name == %@ AND name BEGINSWITH 'R'", "Ann")), 2)
+        XCTAssertEqual(pets.index(matching: { $0.toys.price > 10 }), 2)
+        XCTAssertEqual(pets.index(matching: "ANY toys.brand == 'Fido'"), 1)
+        XCTAssertNil(pets.index(matching: "age > 100"))
+        XCTAssertEqual(pets.count, 3)
+        XCTAssertNil(pets[0].realm)
+        XCTAssertNil(ann.realm)
+        XCTAssertEqual(pets.indexOfObject(with: NSPredicate(format: "name == 'zzz'")), UInt(NSNotFound))
+        let set = MutableSet<Toy>()
+        set.insert(Toy(value: ["brand": "x", "price": 2.0]))
+        XCTAssertEqual(set.index(matching: "price == 2"), 0)
+    }
+
     /// Mistakes in an NSPredicate are reported as in a format string, with the offset in the text the query
     /// joined from the compound's parts; a block predicate, which cannot run in the database, is refused.
     func testMalformedAndBlockPredicatesAreRefusedWithAMessage() throws {

@@ -309,7 +309,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     }
 
     /// The one place that turns keys into strings and back: `String` is the only `_MapKey`.
-    private static func string(from key: Key) -> String {
+    static func string(from key: Key) -> String {
         key as! String
     }
 

@@ -79,8 +79,16 @@ extension QueryableObjectCollection {
         try _elementResults("filter").filtered(predicateFormat, args)
     }
 
-    /// The position of the first element that satisfies a predicate-format string, or nil.
+    /// The position of the first element that satisfies a predicate-format string, or nil. On an unmanaged
+    /// collection each object is tried in a Realm of its own in memory (UnmanagedIndexMatching.swift).
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        if let elements = _unmanagedElements {
+            do {
+                return try UnmanagedIndexMatching.firstIndex(of: elements, method: "index(matching:)") {
+                    try $0.filtered(predicateFormat, args)
+                }
+            } catch { fatalError("Columnar: \(error)") }
+        }
         let all = _elementResults("index(matching:)")
         do { return all.firstPosition(in: try all.filtered(predicateFormat, args)) } catch {
             fatalError("Columnar: \(error)")
@@ -98,8 +106,15 @@ extension QueryableObjectCollection {
         try _elementResults("filter").filtered(predicate)
     }
 
-    /// The position of the first element that satisfies an NSPredicate, or nil.
+    /// The position of the first element that satisfies an NSPredicate, or nil (on an unmanaged collection too).
     public func index(matching predicate: NSPredicate) -> Int? {
+        if let elements = _unmanagedElements {
+            do {
+                return try UnmanagedIndexMatching.firstIndex(of: elements, method: "index(matching:)") {
+                    try $0.filtered(predicate)
+                }
+            } catch { fatalError("Columnar: \(error)") }
+        }
         let all = _elementResults("index(matching:)")
         do { return all.firstPosition(in: try all.filtered(predicate)) } catch { fatalError("Columnar: \(error)") }
     }
@@ -109,8 +124,11 @@ extension QueryableObjectCollection {
         _elementResults("where").where(isIncluded)
     }
 
-    /// The position of the first element that satisfies a typed query, or nil.
+    /// The position of the first element that satisfies a typed query, or nil (on an unmanaged collection too).
     public func index(matching isIncluded: ((Query<Element>) -> Query<Bool>)) -> Int? {
+        if let elements = _unmanagedElements {
+            return UnmanagedIndexMatching.firstIndex(of: elements, method: "index(matching:)") { $0.where(isIncluded) }
+        }
         let all = _elementResults("index(matching:)")
         return all.firstPosition(in: all.where(isIncluded))
     }
