@@ -176,6 +176,37 @@ final class RealmBasicsTests: RealmTestCase {
     /// RealmSwift's `init(value:)` and `create(_:value:)` with an array: the values go to the properties in
     /// declaration order, and an array shorter than the property list leaves the rest at their defaults (only more
     /// values than properties is an error).
+    /// RealmSwift: `create(_:value:update:)` with `.modified` or `.all` on an existing primary key changes only the
+    /// properties the value names (a partial dictionary or a shorter array); the others keep their stored values.
+    /// A new object still gets defaults for what the value leaves out.
+    func testCreateWithUpdateChangesOnlyTheNamedProperties() throws {
+        let realm = try openRealm()
+        try realm.write {
+            let pet = realm.create(Pet.self, value: ["id": 1, "name": "Rex", "age": 3])
+            pet.owner = realm.create(Owner.self, value: ["name": "Ann"])
+            pet.toys.append(realm.create(Toy.self, value: ["brand": "b", "price": 2.0]))
+        }
+        for policy in [Realm.UpdatePolicy.modified, .all] {
+            let updated = try realm.write { realm.create(Pet.self, value: ["id": 1, "age": 4], update: policy) }
+            XCTAssertEqual(updated.name, "Rex", "\(policy)")
+            XCTAssertEqual(updated.age, 4, "\(policy)")
+            XCTAssertEqual(updated.owner?.name, "Ann", "\(policy)")
+            XCTAssertEqual(updated.toys.count, 1, "\(policy)")
+        }
+        try realm.write { realm.create(Pet.self, value: [1, "Max"], update: .modified) }
+        let pet = realm.object(ofType: Pet.self, forPrimaryKey: 1)!
+        XCTAssertEqual(pet.name, "Max")
+        XCTAssertEqual(pet.age, 4)
+        XCTAssertEqual(pet.owner?.name, "Ann")
+        // An object as the value updates every property; a new key gets defaults.
+        try realm.write { realm.create(Pet.self, value: Pet(value: ["id": 1, "name": "Whole"]), update: .all) }
+        XCTAssertEqual(pet.age, 0)
+        XCTAssertNil(pet.owner)
+        let fresh = try realm.write { realm.create(Pet.self, value: ["id": 2, "age": 9], update: .modified) }
+        XCTAssertEqual(fresh.name, "")
+        XCTAssertEqual(realm.objects(Pet.self).count, 2)
+    }
+
     func testAnArrayShorterThanThePropertiesLeavesTheRestAtTheirDefaults() throws {
         let toy = Toy(value: ["Lego"])
         XCTAssertEqual(toy.brand, "Lego")

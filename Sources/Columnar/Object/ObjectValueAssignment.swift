@@ -47,6 +47,20 @@ enum ObjectValueAssignment {
         }
     }
 
+    /// The schema indexes of the properties `value` names: a dictionary's keys, an array's first positions (in
+    /// declaration order, linking objects skipped), nil (all) for an object.
+    static func namedProperties(of value: Any, for type: ObjectBase.Type) -> Set<Int>? {
+        let schema = SchemaDiscovery.info(for: type).schema
+        if let dictionary = value as? [String: Any] {
+            return Set(schema.properties.indices.filter { dictionary[schema.properties[$0].name] != nil })
+        }
+        if let array = value as? [Any] {
+            let assignable = schema.properties.indices.filter { schema.properties[$0].type != .linkingObjects }
+            return Set(assignable.prefix(array.count))
+        }
+        return nil
+    }
+
     /// A value from an `[Any?]` literal arrives wrapped in an Optional: take out what it holds (nil stays nil).
     static func unwrapped(_ value: Any) -> Any {
         guard let optional = value as? OptionalProtocol else { return value }

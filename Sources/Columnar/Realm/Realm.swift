@@ -118,11 +118,18 @@ public struct Realm: Equatable {
     }
 
     /// Creates a managed object from a value (dictionary, array in property order, or object) and returns it.
+    /// With `.modified` or `.all` and an existing object of the same primary key, the existing object is updated
+    /// and returned: only the properties the value names (a dictionary's keys, an array's first positions; every
+    /// property for an object), as in RealmSwift, so `create(Dog.self, value: ["id": 1, "age": 4], update:
+    /// .modified)` changes the age and leaves the rest.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         let object = T()
         ObjectValueAssignment.assign(value, to: object)
-        add(object, update: update)
+        let named = update == .error ? nil : ObjectValueAssignment.namedProperties(of: value, for: T.self)
+        do { try core.add(object, update: update, namedProperties: named) } catch {
+            fatalError("Columnar: cannot add object: \(error)")
+        }
         return object
     }
 

@@ -559,7 +559,10 @@ final class RealmCore {
     }
 
     /// Adds an unmanaged object (and, through links, the unmanaged objects it refers to).
-    func add(_ object: ObjectBase, update: Realm.UpdatePolicy) throws {
+    /// Adds an unmanaged object. With `.modified` or `.all` and an existing object of the same primary key, the
+    /// existing one is updated: every property, or only those of `namedProperties` (schema indexes) when given,
+    /// which is how `create(_:value:update:)` leaves the properties its value does not name unchanged.
+    func add(_ object: ObjectBase, update: Realm.UpdatePolicy, namedProperties: Set<Int>? = nil) throws {
         requireWriteTransaction()
         if let location = object._location {
             precondition(location.core.file === file,
@@ -607,6 +610,7 @@ final class RealmCore {
                 cell.owner = object
                 let column = binding.columns[index]
                 if column == COLUMNAR_NO_COLUMN || index == binding.primaryKeyIndex { continue }
+                if existed, let namedProperties, !namedProperties.contains(index) { continue }
                 if existed && update == .modified, try cell.unmanagedEqualsManaged(object, column: column) { continue }
                 try cell.copyUnmanagedValue(to: object, column: column)
             }
