@@ -207,6 +207,26 @@ final class RealmBasicsTests: RealmTestCase {
         XCTAssertEqual(realm.objects(Pet.self).count, 2)
     }
 
+    /// RealmSwift's defaults are each type's `init()`: a `UUID` property gets a fresh random UUID and a `Date` the
+    /// current moment, kept by the object (read before and after it is added alike).
+    func testUUIDAndDatePropertiesDefaultToAFreshUUIDAndTheCurrentDate() throws {
+        final class Stamped: Object {
+            @Persisted var id: UUID
+            @Persisted var created: Date
+        }
+        let before = Date()
+        let first = Stamped(), second = Stamped()
+        XCTAssertNotEqual(first.id, second.id)
+        XCTAssertEqual(first.id, first.id)
+        XCTAssertGreaterThanOrEqual(first.created, before.addingTimeInterval(-1))
+        XCTAssertLessThanOrEqual(first.created, Date().addingTimeInterval(1))
+        let id = first.id, created = first.created
+        let realm = try openRealm()
+        try realm.write { realm.add(first) }
+        XCTAssertEqual(first.id, id)
+        XCTAssertEqual(first.created.timeIntervalSince1970, created.timeIntervalSince1970, accuracy: 1e-6)
+    }
+
     func testAnArrayShorterThanThePropertiesLeavesTheRestAtTheirDefaults() throws {
         let toy = Toy(value: ["Lego"])
         XCTAssertEqual(toy.brand, "Lego")

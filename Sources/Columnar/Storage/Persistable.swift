@@ -162,7 +162,8 @@ extension Data: _PersistableInsideOptional {
 
 extension Date: _PersistableInsideOptional {
     public static var _storage: _StorageType { _StorageType(type: COLUMNAR_TYPE_TIMESTAMP, nullable: false) }
-    public static func _rlmDefaultValue() -> Date { Date(timeIntervalSince1970: 0) }
+    /// The moment the object is made, as RealmSwift's `Date()` default (the object keeps it; see PersistedCell).
+    public static func _rlmDefaultValue() -> Date { Date() }
     public static func _read(_ value: columnar_value, from realm: Realm) -> Date {
         Date(timeIntervalSince1970: Double(value.as.timestamp.seconds)
              + Double(value.as.timestamp.nanoseconds) / 1_000_000_000)
@@ -186,7 +187,9 @@ extension Date: _PersistableInsideOptional {
 
 extension UUID: _PersistableInsideOptional {
     public static var _storage: _StorageType { _StorageType(type: COLUMNAR_TYPE_UUID, nullable: false) }
-    public static func _rlmDefaultValue() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// A fresh random UUID, as RealmSwift's `UUID()` default, so two new objects never share one (the object keeps
+    /// it; see PersistedCell).
+    public static func _rlmDefaultValue() -> UUID { UUID() }
     public static func _read(_ value: columnar_value, from realm: Realm) -> UUID { UUID(uuid: value.as.uuid) }
     public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
         var value = Self.makeValue(COLUMNAR_TYPE_UUID)
