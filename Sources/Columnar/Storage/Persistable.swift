@@ -48,7 +48,17 @@ extension _Persistable {
 }
 
 /// A `_Persistable` that can sit inside an Optional (all but collections).
-public protocol _PersistableInsideOptional: _Persistable {}
+public protocol _PersistableInsideOptional: _Persistable {
+    /// A stored (non-null) value read into an optional property: the value, or nil when it cannot be one of
+    /// this type (an enum's raw value that names no case, which RealmSwift reads as nil).
+    static func _readInsideOptional(_ value: columnar_value, from realm: Realm) -> Self?
+}
+
+extension _PersistableInsideOptional {
+    public static func _readInsideOptional(_ value: columnar_value, from realm: Realm) -> Self? {
+        _read(value, from: realm)
+    }
+}
 
 extension _Persistable {
     @inline(__always)
@@ -210,7 +220,7 @@ extension Optional: _Persistable where Wrapped: _PersistableInsideOptional {
         return Wrapped._convert(fromAny: value).map { .some($0) }
     }
     public static func _read(_ value: columnar_value, from realm: Realm) -> Self {
-        value.is_null ? nil : Wrapped._read(value, from: realm)
+        value.is_null ? nil : Wrapped._readInsideOptional(value, from: realm)
     }
     public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
         if let wrapped = self { return try wrapped._withValue(in: realm, body) }

@@ -33,6 +33,12 @@ extension PersistableEnum {
         return result
     }
 
+    /// In an optional property a raw value that names no case (written by another version of the enum) reads
+    /// as nil, as in RealmSwift; a non-optional property has no such answer and stops with a message.
+    public static func _readInsideOptional(_ value: columnar_value, from realm: Realm) -> Self? {
+        Self(rawValue: RawValue._read(value, from: realm))
+    }
+
     public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
         try rawValue._withValue(in: realm, body)
     }
