@@ -1,8 +1,8 @@
 // RealmCollection: the protocol List, MutableSet, Results and LinkingObjects share, so that code generic over
 // "a collection of Realm values" (`func show<C: RealmCollection>(_ dogs: C) where C.Element == Dog`) compiles as it
 // does with RealmSwift. Its requirements are the members every one of those types has; the parts of RealmSwift's
-// protocol that rest on Objective-C or on features Columnar does not have yet (NSPredicate, observe, freeze and
-// thaw, sectioned results) are not requirements here.
+// protocol that rest on Objective-C or on features Columnar does not have yet (observe, freeze and thaw) are not
+// requirements here. AnyRealmCollection (AnyRealmCollection.swift) wraps any of them.
 
 import Foundation
 
