@@ -3,7 +3,7 @@
 // it (filter, index(matching:), RLMArray's objects(with:) and indexOfObject(with:)), including NSCompoundPredicate's
 // AND, OR and NOT and NSPredicate(value:). The differential query test runs random NSPredicate-built queries too.
 
-import Columnar
+@testable import Columnar
 import Foundation
 import XCTest
 
@@ -164,5 +164,18 @@ final class NSPredicateTests: RealmTestCase {
         XCTAssertTrue(message(NSPredicate { _, _ in true }).contains("init(block:) cannot be used in a query"))
         XCTAssertTrue(message(NSCompoundPredicate(type: .not, subpredicates: [NSPredicate(value: true), NSPredicate(value: true)]))
             .contains("exactly one subpredicate"))
+    }
+}
+
+/// Each `index(matching:)` on an unmanaged list opens short-lived in-memory Realms; the registry of open Realms
+/// sweeps released ones, so a program doing it often does not grow it without bound.
+final class UnmanagedIndexMatchingRegistryTests: RealmTestCase {
+    func testRepeatedUnmanagedIndexMatchingLeavesTheRealmRegistryBounded() {
+        let toys = List<Toy>()
+        toys.append(objectsIn: [Toy(value: ["brand": "a", "price": 1.0]), Toy(value: ["brand": "b", "price": 2.0])])
+        for _ in 0 ..< 500 { XCTAssertEqual(toys.index(matching: "price > 1.5"), 1) }
+        let counts = RealmRegistry.entryCounts
+        XCTAssertLessThan(counts.files, 100, "\(counts)")
+        XCTAssertLessThan(counts.cores, 100, "\(counts)")
     }
 }

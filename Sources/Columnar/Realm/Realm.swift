@@ -219,6 +219,21 @@ enum RealmRegistry {
 
     private final class CoreTable {
         var cores: [String: WeakCore] = [:]
+        /// How many entries were left by the last sweep of released cores.
+        var swept = 0
+    }
+
+    /// Entries whose core or file has been released are swept out as a table grows (doubling since the last
+    /// sweep), so that opening many short-lived Realms (in-memory ones with fresh identifiers, say) does not
+    /// grow the tables without bound.
+    nonisolated(unsafe) private static var sweptFiles = 0
+
+    /// How many entries the process's file table and this thread's core table hold (released ones included until
+    /// a sweep), for tests.
+    static var entryCounts: (files: Int, cores: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (files.count, (Thread.current.threadDictionary[threadKey] as? CoreTable)?.cores.count ?? 0)
     }
 
     static func core(for configuration: Realm.Configuration) throws -> RealmCore {
@@ -242,6 +257,10 @@ enum RealmRegistry {
         try RealmOpening.prepare(configuration)
         let file = try openFile(key: key, identity: identity, configuration: configuration)
         let core = try RealmCore(file: file, configuration: configuration)
+        if table.cores.count >= max(16, 2 * table.swept) {
+            table.cores = table.cores.filter { $0.value.core != nil }
+            table.swept = table.cores.count
+        }
         table.cores[key] = WeakCore(core)
         return core
     }
@@ -255,6 +274,10 @@ enum RealmRegistry {
         if configuration.readOnly && !identity.inMemory { flags = COLUMNAR_OPEN_READ_ONLY.rawValue }
         let file = try StorageFile(path: identity.path, flags: flags,
                                    maximumVersions: UInt64(configuration.maximumNumberOfActiveVersions ?? 0))
+        if files.count >= max(16, 2 * sweptFiles) {
+            files = files.filter { $0.value.file != nil }
+            sweptFiles = files.count
+        }
         files[key] = WeakFile(file)
         return file
     }
