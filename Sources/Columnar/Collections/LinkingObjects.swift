@@ -180,7 +180,21 @@ extension LinkingObjects: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: target?.location.core) }
+    /// Iterates the origin objects linking here when iteration began (kept as keys, made as the loop reaches them).
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let target else { return RLMIterator(snapshot: [], core: nil) }
+        let core = target.location.core
+        let size = count
+        var keys: [columnar_key] = []
+        keys.reserveCapacity(size)
+        for position in 0 ..< size {
+            var originKey: columnar_key = 0
+            check(columnar_backlink_get(transaction(target), target.location.binding.table, target.location.key,
+                                        target.originTable, target.originColumn, UInt64(position), &originKey))
+            keys.append(originKey)
+        }
+        return RLMIterator(snapshotKeys: keys, of: core.requireBinding(for: Element.self), core: core)
+    }
 }
 
 extension LinkingObjects: _Persistable, ManagedCollectionProperty, ManagedLinkingObjectsReader {

@@ -291,7 +291,10 @@ extension List: RandomAccessCollection, MutableCollection {
         set { replaceSubrange(bounds, with: newValue) }
     }
 
-    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: managed?.core) }
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let managed else { return RLMIterator(snapshot: unmanaged, core: nil) }
+        return managed.snapshotIterator(of: Element.self)
+    }
 }
 
 extension List: _Persistable, ManagedCollectionProperty {

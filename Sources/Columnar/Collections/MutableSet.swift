@@ -200,7 +200,10 @@ extension MutableSet: RandomAccessCollection {
     public func index(after i: Int) -> Int { i + 1 }
     public func index(before i: Int) -> Int { i - 1 }
 
-    public func makeIterator() -> RLMIterator<Element> { snapshotIterator(core: managed?.core) }
+    public func makeIterator() -> RLMIterator<Element> {
+        guard let managed else { return RLMIterator(snapshot: unmanaged, core: nil) }
+        return managed.snapshotIterator(of: Element.self)
+    }
 }
 
 extension MutableSet: _Persistable, ManagedCollectionProperty {

@@ -1,6 +1,7 @@
 // RLMIterator: the iterator List, MutableSet, Results and LinkingObjects return from `makeIterator()` (RealmSwift
 // names the type, so code may spell it out), and the positional reads (`objects(at:)`) those collections share.
 
+import CColumnar
 import Foundation
 
 /// The iterator of a `List`, `MutableSet`, `Results` or `LinkingObjects`.
@@ -25,49 +26,101 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
         self.snapshot = CollectionSnapshot(elements: elements, core: core)
     }
 
+    init(snapshotKeys keys: [columnar_key], of binding: ClassBinding, core: RealmCore) {
+        self.results = nil
+        self.snapshot = CollectionSnapshot(keys: keys, binding: binding, core: core)
+    }
+
     public mutating func next() -> Element? {
         if results != nil { return results!.next() }
         return snapshot!.next()
     }
 }
 
-/// The elements of a list, set or linking objects when iteration began.
+/// The elements of a list, set or linking objects when iteration began. Objects are kept as their keys and made
+/// as the loop reaches them, so a loop that stops early (`first(where:)`) makes few and a long list does not hold
+/// every object at once.
 struct CollectionSnapshot<Element> {
-    private let elements: [Element]
+    private enum Members {
+        case elements([Element])
+        case objects(keys: [columnar_key], binding: ClassBinding)
+    }
+
+    private let members: Members
     /// The Realm of a managed collection, whose change counter tells whether anything can have been deleted.
     private let core: RealmCore?
     private let changeState: UInt64
     private var position = 0
 
     init(elements: [Element], core: RealmCore?) {
-        self.elements = elements
+        self.members = .elements(elements)
         self.core = core
         self.changeState = core?.changeCounter ?? 0
     }
 
+    init(keys: [columnar_key], binding: ClassBinding, core: RealmCore) {
+        self.members = .objects(keys: keys, binding: binding)
+        self.core = core
+        self.changeState = core.changeCounter
+    }
+
     mutating func next() -> Element? {
-        while position < elements.count {
-            let element = elements[position]
-            position += 1
-            // While the Realm is unchanged nothing can have been deleted, and the existence check is skipped.
-            guard let core, core.changeCounter != changeState, let object = element as? ObjectBase,
-                  let location = object._location else { return element }
-            if core.objectExists(location) { return element }
+        switch members {
+        case .elements(let elements):
+            while position < elements.count {
+                let element = elements[position]
+                position += 1
+                // While the Realm is unchanged nothing can have been deleted, and the existence check is skipped.
+                guard let core, core.changeCounter != changeState, let object = element as? ObjectBase,
+                      let location = object._location else { return element }
+                if core.objectExists(location) { return element }
+            }
+            return nil
+        case .objects(let keys, let binding):
+            let core = core!
+            while position < keys.count {
+                let key = keys[position]
+                position += 1
+                if core.changeCounter != changeState {
+                    var exists = false
+                    Engine.mustSucceed(columnar_obj_exists(core.currentTransaction, binding.table, key, &exists),
+                                       "checking an object")
+                    if !exists { continue }
+                }
+                // `Element` is the binding's class (the collection's element type).
+                return core.materialize(binding.schema.objectClass, binding: binding, key: key) as? Element
+            }
+            return nil
         }
-        return nil
+    }
+}
+
+extension CollectionColumn {
+    /// An iterator over the managed list's or set's elements as they are now: the keys of objects (made as the loop
+    /// reaches them), or the values read at once.
+    func snapshotIterator<Element: RealmCollectionValue>(of _: Element.Type) -> RLMIterator<Element> {
+        let elementType = CollectionColumn.persistableType(of: Element.self, in: kind)
+        let size = self.size
+        if let objectType = Element.self as? ObjectBase.Type {
+            let binding = core.requireBinding(for: objectType)
+            let txn = transaction()
+            var keys: [columnar_key] = []
+            keys.reserveCapacity(size)
+            var value = columnar_value()
+            for position in 0 ..< size {
+                check(columnar_coll_get(txn, table, key, column, UInt64(position), &value))
+                if !value.is_null { keys.append(value.as.link) }
+            }
+            return RLMIterator(snapshotKeys: keys, of: binding, core: core)
+        }
+        var elements: [Element] = []
+        elements.reserveCapacity(size)
+        for position in 0 ..< size { elements.append(element(at: position, as: elementType) as! Element) }
+        return RLMIterator(snapshot: elements, core: core)
     }
 }
 
 extension RandomAccessCollection where Index == Int {
-    /// An iterator over the elements as they are now (read position by position, once).
-    func snapshotIterator(core: RealmCore?) -> RLMIterator<Element> where Element: RealmCollectionValue {
-        let size = count
-        var elements: [Element] = []
-        elements.reserveCapacity(size)
-        for position in 0 ..< size { elements.append(self[position]) }
-        return RLMIterator(snapshot: elements, core: core)
-    }
-
     /// The elements at the given positions, in ascending order of position; a position out of range stops with a
     /// message, as the subscript does.
     func elements(at indexes: IndexSet) -> [Element] {
