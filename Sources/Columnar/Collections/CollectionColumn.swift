@@ -70,6 +70,12 @@ struct CollectionColumn {
         return core.currentTransaction
     }
 
+    /// Stops, as every read of the collection does, when its Realm was invalidated or its object deleted.
+    func requireValid() {
+        _ = transaction()
+        if !core.objectExists(location) { check(COLUMNAR_ENOTFOUND) }
+    }
+
     /// Stops unless an engine call succeeded; COLUMNAR_ENOTFOUND means the collection's object is gone.
     func check(_ rc: Int32) {
         if rc == COLUMNAR_ENOTFOUND {

@@ -182,18 +182,16 @@ extension LinkingObjects: RandomAccessCollection {
 
     /// Iterates the origin objects linking here when iteration began (kept as keys, made as the loop reaches them).
     public func makeIterator() -> RLMIterator<Element> {
-        guard let target else { return RLMIterator(snapshot: [], core: nil) }
-        let core = target.location.core
-        let size = count
-        var keys: [columnar_key] = []
-        keys.reserveCapacity(size)
-        for position in 0 ..< size {
-            var originKey: columnar_key = 0
-            check(columnar_backlink_get(transaction(target), target.location.binding.table, target.location.key,
-                                        target.originTable, target.originColumn, UInt64(position), &originKey))
-            keys.append(originKey)
+        guard let target, let (core, source) = resultsSource else { return RLMIterator(snapshot: []) }
+        // Stops, as every read does, when the Realm was invalidated or the object deleted.
+        _ = transaction(target)
+        check(core.objectExists(target.location) ? COLUMNAR_OK : COLUMNAR_ENOTFOUND)
+        do {
+            let keys = try source.candidateKeys(in: core) ?? []
+            return RLMIterator(snapshotKeys: keys, of: core.requireBinding(for: Element.self), core: core)
+        } catch {
+            fatalError("Columnar: cannot read linking objects: \(error)")
         }
-        return RLMIterator(snapshotKeys: keys, of: core.requireBinding(for: Element.self), core: core)
     }
 }
 

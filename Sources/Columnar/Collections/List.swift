@@ -292,7 +292,7 @@ extension List: RandomAccessCollection, MutableCollection {
     }
 
     public func makeIterator() -> RLMIterator<Element> {
-        guard let managed else { return RLMIterator(snapshot: unmanaged, core: nil) }
+        guard let managed else { return RLMIterator(snapshot: unmanaged) }
         return managed.snapshotIterator(of: Element.self)
     }
 }

@@ -76,7 +76,7 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     /// Each element's value at a key path through to-one links (`owner.name`, `self`), without repeats.
     public func value(forKeyPath keyPath: String) -> [AnyObject] {
         let values = CollectionKeyValueCoding.values(of: self, keyPath: keyPath).map { $0 ?? NSNull() }
-        return KeyValueFold.distinct(values).map { $0 as AnyObject }
+        return CollectionKeyValueCoding.distinct(values).map { $0 as AnyObject }
     }
 
     /// Whether the set holds `object` (`columnar_coll_contains`). An object that is not managed by the set's Realm
@@ -201,7 +201,7 @@ extension MutableSet: RandomAccessCollection {
     public func index(before i: Int) -> Int { i - 1 }
 
     public func makeIterator() -> RLMIterator<Element> {
-        guard let managed else { return RLMIterator(snapshot: unmanaged, core: nil) }
+        guard let managed else { return RLMIterator(snapshot: unmanaged) }
         return managed.snapshotIterator(of: Element.self)
     }
 }

@@ -21,9 +21,9 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
         self.snapshot = nil
     }
 
-    init(snapshot elements: [Element], core: RealmCore?) {
+    init(snapshot elements: [Element]) {
         self.results = nil
-        self.snapshot = CollectionSnapshot(elements: elements, core: core)
+        self.snapshot = CollectionSnapshot(elements: elements)
     }
 
     init(snapshotKeys keys: [columnar_key], of binding: ClassBinding, core: RealmCore) {
@@ -47,15 +47,16 @@ struct CollectionSnapshot<Element> {
     }
 
     private let members: Members
-    /// The Realm of a managed collection, whose change counter tells whether anything can have been deleted.
+    /// The Realm of a managed collection of objects, whose change counter tells whether any can have been deleted.
     private let core: RealmCore?
     private let changeState: UInt64
     private var position = 0
 
-    init(elements: [Element], core: RealmCore?) {
+    /// Values, or the objects of an unmanaged collection: nothing to check as the loop goes.
+    init(elements: [Element]) {
         self.members = .elements(elements)
-        self.core = core
-        self.changeState = core?.changeCounter ?? 0
+        self.core = nil
+        self.changeState = 0
     }
 
     init(keys: [columnar_key], binding: ClassBinding, core: RealmCore) {
@@ -67,20 +68,15 @@ struct CollectionSnapshot<Element> {
     mutating func next() -> Element? {
         switch members {
         case .elements(let elements):
-            while position < elements.count {
-                let element = elements[position]
-                position += 1
-                // While the Realm is unchanged nothing can have been deleted, and the existence check is skipped.
-                guard let core, core.changeCounter != changeState, let object = element as? ObjectBase,
-                      let location = object._location else { return element }
-                if core.objectExists(location) { return element }
-            }
-            return nil
+            guard position < elements.count else { return nil }
+            position += 1
+            return elements[position - 1]
         case .objects(let keys, let binding):
             let core = core!
             while position < keys.count {
                 let key = keys[position]
                 position += 1
+                // While the Realm is unchanged nothing can have been deleted, and the existence check is skipped.
                 if core.changeCounter != changeState {
                     var exists = false
                     Engine.mustSucceed(columnar_obj_exists(core.currentTransaction, binding.table, key, &exists),
@@ -99,24 +95,17 @@ extension CollectionColumn {
     /// An iterator over the managed list's or set's elements as they are now: the keys of objects (made as the loop
     /// reaches them), or the values read at once.
     func snapshotIterator<Element: RealmCollectionValue>(of _: Element.Type) -> RLMIterator<Element> {
-        let elementType = CollectionColumn.persistableType(of: Element.self, in: kind)
-        let size = self.size
         if let objectType = Element.self as? ObjectBase.Type {
-            let binding = core.requireBinding(for: objectType)
-            let txn = transaction()
-            var keys: [columnar_key] = []
-            keys.reserveCapacity(size)
-            var value = columnar_value()
-            for position in 0 ..< size {
-                check(columnar_coll_get(txn, table, key, column, UInt64(position), &value))
-                if !value.is_null { keys.append(value.as.link) }
+            requireValid()
+            do {
+                let keys = try ResultsSource.collection(self).candidateKeys(in: core) ?? []
+                return RLMIterator(snapshotKeys: keys, of: core.requireBinding(for: objectType), core: core)
+            } catch {
+                fatalError("Columnar: cannot read the \(kind.noun): \(error)")
             }
-            return RLMIterator(snapshotKeys: keys, of: binding, core: core)
         }
-        var elements: [Element] = []
-        elements.reserveCapacity(size)
-        for position in 0 ..< size { elements.append(element(at: position, as: elementType) as! Element) }
-        return RLMIterator(snapshot: elements, core: core)
+        let elementType = CollectionColumn.persistableType(of: Element.self, in: kind)
+        return RLMIterator(snapshot: (0 ..< size).map { element(at: $0, as: elementType) as! Element })
     }
 }
 

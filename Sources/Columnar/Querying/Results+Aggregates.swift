@@ -146,9 +146,11 @@ enum AggregateConversion {
     static func convert<T>(_ any: Any, as type: T.Type, property: String) -> T? {
         // The common case first: an Int64 asked for as Int (a failed cast and a conformance lookup otherwise).
         if T.self == Int.self, let integer = any as? Int64 { return Int(integer) as? T }
-        let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
-        if target == NSNumber.self { return number(any, property: property) as? T }
         if let exact = any as? T { return exact }
+        let target = (T.self as? OptionalProtocol.Type).map { $0.wrappedType } ?? T.self
+        if let wrapping = target as? AggregateValueWrapping.Type {
+            return wrapping._wrapAggregate(any, property: property) as? T
+        }
         if let persistable = target as? any _Persistable.Type, let converted = persistable._convert(fromAny: any) {
             return (converted as Any) as? T
         }
@@ -157,18 +159,25 @@ enum AggregateConversion {
     }
 }
 
-extension AggregateConversion {
+/// A type that takes an aggregate's value whatever its type (`NSNumber`, and the key-value coding operators'
+/// AggregateValue), so that `min(ofProperty:)` and the others can answer in it.
+protocol AggregateValueWrapping {
+    static func _wrapAggregate(_ value: Any, property: String) -> Self?
+}
+
+extension NSNumber: AggregateValueWrapping {
     /// An aggregate's value boxed as RealmSwift's Objective-C roots return it: integers as integer NSNumbers,
     /// floating values as doubles, decimals as NSDecimalNumber. A date is no number.
-    static func number(_ any: Any, property: String) -> NSNumber {
-        switch any {
-        case let integer as Int64: return NSNumber(value: integer)
-        case let integer as Int: return NSNumber(value: integer)
-        case let float as Float: return NSNumber(value: float)
-        case let double as Double: return NSNumber(value: double)
-        case let decimal as Decimal128: return NSDecimalNumber(decimal: decimal.decimalValue)
-        default: fatalError("Columnar: cannot express the value of '\(property)' (\(any)) as NSNumber")
+    static func _wrapAggregate(_ value: Any, property: String) -> Self? {
+        let number: NSNumber
+        switch value {
+        case let integer as any BinaryInteger: number = NSNumber(value: Int64(integer))
+        case let float as Float: number = NSNumber(value: float)
+        case let double as Double: number = NSNumber(value: double)
+        case let decimal as Decimal128: number = NSDecimalNumber(decimal: decimal.decimalValue)
+        default: fatalError("Columnar: cannot express the value of '\(property)' (\(value)) as NSNumber")
         }
+        return number as? Self
     }
 }
 

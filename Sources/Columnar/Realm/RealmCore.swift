@@ -196,7 +196,7 @@ final class RealmCore {
                 if let target = property.storage.objectType { pending.append(target) }
             }
         }
-        let check = try SchemaCheck(reachable, core: self)
+        let check = try SchemaCheck(reachable, currentTransaction)
         let mustChange = try needsSchemaChange(reachable) || check.mustAdapt
         if mustChange || (check.mayStamp && !configuration.readOnly) {
             if configuration.readOnly {
@@ -232,9 +232,10 @@ final class RealmCore {
                     columns.append(COLUMNAR_NO_COLUMN)
                     continue
                 }
+                // SchemaCheck refused every difference of an existing column, and createSchema made missing
+                // ones with the model's shape.
                 var column: columnar_col_id = 0
                 try Engine.check(columnar_column_find(txn, table, property.columnName, &column))
-                try checkColumn(txn, table, column, property, schema)
                 columns.append(column)
             }
             bindings[ObjectIdentifier(candidate)] = ClassBinding(info: info, table: table, columns: columns)
@@ -353,18 +354,6 @@ final class RealmCore {
             }
         }
         noteLocalChange()
-    }
-
-    /// Checks that an existing column can hold the property (else the model and file disagree: a migration).
-    private func checkColumn(_ txn: OpaquePointer, _ table: columnar_table_id, _ column: columnar_col_id,
-                             _ property: Property, _ schema: ObjectSchema) throws {
-        var info = columnar_column_info()
-        try Engine.check(columnar_column_info_get(txn, table, column, &info))
-        if let difference = Self.shapeDifference(info, property) {
-            throw ColumnarError(code: .misuse, message: "Migration is required: property '\(schema.className)."
-                + "\(property.name)' \(difference) (to migrate, raise the configuration's schemaVersion and list "
-                + "the class in objectTypes)")
-        }
     }
 
     /// How a stored column differs from what the property needs (type, collection kind, optionality), or nil when

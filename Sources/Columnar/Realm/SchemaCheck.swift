@@ -26,8 +26,7 @@ struct SchemaCheck {
     private var adaptations: [Adaptation] = []
 
     /// Throws `SchemaMismatch` for differences that need a migration.
-    init(_ types: [ObjectBase.Type], core: RealmCore) throws {
-        let txn = core.currentTransaction
+    init(_ types: [ObjectBase.Type], _ txn: OpaquePointer) throws {
         fileVersion = try SchemaVersionRecord.read(txn)
         var mismatches: [String] = []
         var unadaptable: [String] = []

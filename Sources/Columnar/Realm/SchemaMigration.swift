@@ -73,23 +73,18 @@ enum SchemaMigration {
     }
 
     /// Whether opening with `configuration` needs a migration: the versions differ in a file that holds model
-    /// tables, or a class of `objectTypes` is stored with properties of another shape.
+    /// tables, or a known class's table differs from its model in a way SchemaCheck refuses.
     static func isNeeded(_ txn: OpaquePointer, _ configuration: Realm.Configuration) throws -> Bool {
         guard try hasModelTables(txn) else { return false }
-        let fileVersion = try SchemaVersionRecord.read(txn)
-        if fileVersion != configuration.schemaVersion { return true }
-        for type in try knownClasses(txn, configuration) {
-            let schema = SchemaDiscovery.info(for: type).schema
-            var table: columnar_table_id = 0
-            guard columnar_table_find(txn, schema.className, &table) == COLUMNAR_OK else { continue }
-            let differences = try SchemaDifferences.of(schema, table: table, txn)
-            if differences.isEmpty { continue }
-            // A class stamped below the file's version is adapted at first use; only a change that cannot be
-            // (or one at the class's own version) needs the migration that deleting the Realm replaces.
-            if try ClassVersionRecord.version(of: schema.className, txn) >= fileVersion
-                || differences.contains(where: { $0.kind == .changed }) { return true }
+        if try SchemaVersionRecord.read(txn) != configuration.schemaVersion { return true }
+        // A known class whose table differs needs the migration that deleting the Realm replaces, unless the
+        // difference can be adapted at first use (SchemaCheck.swift).
+        do {
+            _ = try SchemaCheck(try knownClasses(txn, configuration), txn)
+            return false
+        } catch is SchemaMismatch {
+            return true
         }
-        return false
     }
 
     /// The model classes known when a Realm opens: `objectTypes`, or the classes this process has used whose
@@ -105,7 +100,7 @@ enum SchemaMigration {
     /// bound, and classes first used later when they are).
     static func verifyKnownClasses(_ core: RealmCore) throws {
         guard core.configuration.objectTypes == nil else { return }
-        _ = try SchemaCheck(try knownClasses(core.currentTransaction, core.configuration), core: core)
+        _ = try SchemaCheck(try knownClasses(core.currentTransaction, core.configuration), core.currentTransaction)
     }
 
     /// `deleteRealmIfMigrationNeeded`: every table is removed in one write transaction, so the Realm starts
