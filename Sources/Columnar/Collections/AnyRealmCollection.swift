@@ -6,8 +6,8 @@
 // (live, unmanaged aggregates in memory, RealmSwift's messages for misuse). Predicate strings take their
 // arguments as a variadic list, which Swift cannot pass on as such: the wrapper runs them through the collection's
 // Results (the same path the collection's own `filter` takes) or, for `index(matching:)` on an unmanaged
-// collection, through UnmanagedIndexMatching, as the collection itself does. Change notifications and frozen
-// copies come with that work and are not offered yet.
+// collection, through UnmanagedIndexMatching, as the collection itself does. `observe` observes the wrapped
+// collection and wraps each collection it reports. Frozen copies come with that work and are not offered yet.
 
 import Foundation
 import QueryVM
@@ -93,6 +93,19 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public func value(forKeyPath keyPath: String) -> Any? { box.value(forKeyPath: keyPath) }
     public func setValue(_ value: Any?, forKey key: String) { box.setValue(value, forKey: key) }
 
+    /// Registers a block called with the wrapped collection's changes (see `Results.observe(keyPaths:on:_:)`).
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
+        -> NotificationToken {
+        box.observe(keyPaths: keyPaths, queue: queue, block)
+    }
+
+    public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
+        -> NotificationToken where Element: ObjectBase {
+        observe(keyPaths: CollectionObservation.names(keyPaths), on: queue, block)
+    }
+
     /// Whether both wrap the same collection (by the wrapped type's own `==`).
     public static func == (lhs: AnyRealmCollection<Element>, rhs: AnyRealmCollection<Element>) -> Bool {
         lhs.box.isEqual(to: rhs.box)
@@ -125,6 +138,10 @@ class AnyRealmCollectionBox<Element: RealmCollectionValue> {
     func value(forKeyPath keyPath: String) -> Any? { fatalError("abstract") }
     func setValue(_ value: Any?, forKey key: String) { fatalError("abstract") }
     func isEqual(to other: AnyRealmCollectionBox<Element>) -> Bool { fatalError("abstract") }
+    func observe(keyPaths: [String]?, queue: DispatchQueue?,
+                 _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
+        fatalError("abstract")
+    }
 }
 
 final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox<Base.Element> {
@@ -132,6 +149,23 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
     let base: Base
 
     init(_ base: Base) { self.base = base }
+
+    override func observe(keyPaths: [String]?, queue: DispatchQueue?,
+                          _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
+        -> NotificationToken {
+        guard let observable = base as? any ErasedObservableCollection else {
+            fatalError("Columnar: \(Base.self) cannot be observed")
+        }
+        return observable.observeErased(keyPaths: keyPaths, queue: queue) { change in
+            switch change {
+            case .initial(let collection): block(.initial(AnyRealmCollection(collection as! Base)))
+            case .update(let collection, let deletions, let insertions, let modifications):
+                block(.update(AnyRealmCollection(collection as! Base), deletions: deletions, insertions: insertions,
+                              modifications: modifications))
+            case .error(let error): block(.error(error))
+            }
+        }
+    }
 
     override var realm: Realm? { base.realm }
     override var isInvalidated: Bool { base.isInvalidated }

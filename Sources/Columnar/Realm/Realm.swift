@@ -61,8 +61,8 @@ public struct Realm: Equatable {
     public var isInWriteTransaction: Bool { core.isInWriteTransaction }
 
     /// Runs `block` in a write transaction and commits it, returning the block's result; if the block throws,
-    /// the transaction is rolled back and the error rethrown. (Notification tokens are accepted for RealmSwift
-    /// compatibility; notifications come in a later version.)
+    /// the transaction is rolled back and the error rethrown. The observations of `tokens` (on this thread) are
+    /// not told about this write.
     @discardableResult
     public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
                               _ block: () throws -> Result) throws -> Result {
@@ -88,10 +88,10 @@ public struct Realm: Equatable {
         do { try core.beginWrite() } catch { throw Realm.Error.converting(error, fileURL: configuration.fileURL) }
     }
 
-    /// Commits the write transaction; throws a `Realm.Error` when the commit cannot be made durable (the changes
-    /// are then lost).
+    /// Commits the write transaction and delivers this thread's notifications (except to the observations of
+    /// `tokens`); throws a `Realm.Error` when the commit cannot be made durable (the changes are then lost).
     public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
-        do { try core.commitWrite() } catch { throw Realm.Error.converting(error, fileURL: configuration.fileURL) }
+        do { try core.commitWrite(skipping: tokens) } catch { throw Realm.Error.converting(error, fileURL: configuration.fileURL) }
     }
 
     /// Discards the write transaction's changes.
@@ -194,12 +194,6 @@ public struct Realm: Equatable {
     }
 }
 
-/// A handle that keeps a notification registration alive (notifications come in a later version).
-public final class NotificationToken: @unchecked Sendable {
-    public init() {}
-    public func invalidate() {}
-}
-
 /// Realm cores per thread and file; open files per process.
 enum RealmRegistry {
     private static let lock = NSLock()
@@ -234,6 +228,32 @@ enum RealmRegistry {
         lock.lock()
         defer { lock.unlock() }
         return (files.count, (Thread.current.threadDictionary[threadKey] as? CoreTable)?.cores.count ?? 0)
+    }
+
+    /// Cores confined to serial queues, by queue and file (weakly: observations on the queue hold them).
+    nonisolated(unsafe) private static var queueCores: [QueueCoreKey: WeakCore] = [:]
+
+    private struct QueueCoreKey: Hashable {
+        let queue: ObjectIdentifier
+        let file: String
+    }
+
+    /// The core of a file for blocks of a serial queue (made on first use, from a block of that queue).
+    static func core(for configuration: Realm.Configuration, queue: DispatchQueue) throws -> RealmCore {
+        let identity = configuration.storageIdentity
+        let key = QueueCoreKey(queue: ObjectIdentifier(queue), file: (identity.inMemory ? "memory:" : "file:") + identity.path)
+        lock.lock()
+        let existing = queueCores[key]?.core
+        lock.unlock()
+        if let existing { return existing }
+        try RealmOpening.prepare(configuration)
+        let file = try openFile(key: key.file, identity: identity, configuration: configuration)
+        let core = try RealmCore(file: file, configuration: configuration, queue: queue)
+        lock.lock()
+        queueCores = queueCores.filter { $0.value.core != nil }
+        queueCores[key] = WeakCore(core)
+        lock.unlock()
+        return core
     }
 
     static func core(for configuration: Realm.Configuration) throws -> RealmCore {

@@ -36,9 +36,23 @@ final class ClassBinding {
 final class RealmCore {
     let file: StorageFile
     let configuration: Realm.Configuration
-    private let thread = pthread_self()
+    /// Where the core may be used: the thread that made it, or (for a core made for a serial queue, which runs its
+    /// blocks on varying threads) whichever thread is running that queue's block.
+    private let thread: pthread_t?
+    let queue: DispatchQueue?
+    private let queueMarker: QueueMarker?
+    /// The run loop of the core's thread (nil for a queue's core), where notifications are delivered from.
+    let ownRunLoop: RunLoop?
     /// The current transaction: a read transaction, or the write transaction while `isInWriteTransaction`.
     private(set) var transaction: OpaquePointer?
+    /// The read transaction, owned so that change notifications can keep the version they last reported while
+    /// the core moves on (RealmCore+Notifications.swift); nil during a write transaction and after `invalidate()`.
+    private(set) var readVersion: ReadVersion?
+    /// The registered change observers and the delivery state (RealmCore+Notifications.swift).
+    let notifications = NotificationState()
+    /// Whether the core moves to new versions by itself when another thread or process commits
+    /// (`Realm.autorefresh`).
+    var autorefresh = true
     private(set) var isInWriteTransaction = false
     /// Bumped by every change this core makes and by every version change: lets results cache their keys.
     private(set) var changeCounter: UInt64 = 0
@@ -64,9 +78,20 @@ final class RealmCore {
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
 
-    init(file: StorageFile, configuration: Realm.Configuration) throws {
+    /// A core for the calling thread, or, with `queue`, for blocks running on that serial queue.
+    init(file: StorageFile, configuration: Realm.Configuration, queue: DispatchQueue? = nil) throws {
         self.file = file
         self.configuration = configuration
+        self.queue = queue
+        if let queue {
+            self.thread = nil
+            self.queueMarker = QueueMarker.marker(of: queue)
+            self.ownRunLoop = nil
+        } else {
+            self.thread = pthread_self()
+            self.queueMarker = nil
+            self.ownRunLoop = RunLoop.current
+        }
         try beginRead()
         try SchemaMigration.run(self)
         try SchemaMigration.verifyKnownClasses(self)
@@ -76,15 +101,31 @@ final class RealmCore {
     }
 
     deinit {
-        if let transaction { columnar_txn_rollback(transaction) }
+        // The read transaction belongs to `readVersion`; a write transaction is the core's own.
+        if isInWriteTransaction, let transaction { columnar_txn_rollback(transaction) }
+        FileChangeWatcher.shared.forget(self)
     }
 
     // MARK: Threads and transactions
 
+    @inline(__always)
     func checkThread() {
-        precondition(pthread_equal(thread, pthread_self()) != 0,
-                     "Realm accessed from incorrect thread: live Realms, objects and results are confined to the "
-                         + "thread that opened them (use freeze() or open a Realm on each thread).")
+        if let thread, pthread_equal(thread, pthread_self()) != 0 { return }
+        checkConfinementSlowly()
+    }
+
+    @inline(never)
+    private func checkConfinementSlowly() {
+        if let queueMarker, DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker { return }
+        let place = queue == nil ? "thread that opened them" : "queue they were made for"
+        fatalError("Realm accessed from incorrect thread: live Realms, objects and results are confined to the "
+                   + "\(place) (use freeze() or open a Realm on each thread).")
+    }
+
+    /// Whether the calling code may use the core (its thread, or a block of its queue).
+    var isOnOwningThread: Bool {
+        if let thread { return pthread_equal(thread, pthread_self()) != 0 }
+        return DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker
     }
 
     func requireWriteTransaction() {
@@ -104,24 +145,29 @@ final class RealmCore {
     }
 
     private func beginRead() throws {
-        var txn: OpaquePointer?
-        try Engine.check(columnar_txn_begin_read(file.handle, &txn))
-        transaction = txn
+        let read = try ReadVersion(file: file)
+        readVersion = read
+        transaction = read.transaction
         noteStructuralChange()
     }
 
     func beginWrite() throws {
         checkThread()
         precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
+        precondition(!notifications.isDelivering || notifications.mayWriteWhileDelivering,
+                     "Cannot begin a write transaction from inside a change notification delivered for a write "
+                         + "(write from another thread, or after the callback returns)")
         var txn: OpaquePointer?
         try Engine.check(columnar_txn_begin_write(file.handle, &txn))
-        if let transaction { columnar_txn_rollback(transaction) }
+        // The read version stays alive while observers still have to be told about it (notifications' base).
+        readVersion = nil
         transaction = txn
         isInWriteTransaction = true
         noteStructuralChange()
     }
 
-    func commitWrite() throws {
+    /// Commits the write transaction, then tells this core's observers what changed (except `skipping` ones).
+    func commitWrite(skipping: [NotificationToken] = []) throws {
         checkThread()
         precondition(isInWriteTransaction, "Can't commit a non-existing write transaction")
         let txn = transaction!
@@ -134,6 +180,8 @@ final class RealmCore {
             bindings.removeAll()   // tables created by the failed transaction do not exist
             throw ColumnarError.fromLastError(rc)
         }
+        FileChangeWatcher.shared.noteCommit(file)
+        deliverNotifications(skipping: skipping, localCommit: true)
     }
 
     func cancelWrite() {
@@ -144,32 +192,45 @@ final class RealmCore {
         isInWriteTransaction = false
         bindings.removeAll()   // tables or columns created in the transaction are gone
         do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
+        deliverNotifications()
     }
 
-    /// Moves the read transaction to the latest version. Returns whether the version changed.
+    /// Moves the read transaction to the latest version and delivers this core's pending notifications. Returns
+    /// whether the version changed.
     func refresh() -> Bool {
         checkThread()
         if isInWriteTransaction { return false }
         let before = version
-        if let transaction {
-            Engine.mustSucceed(columnar_txn_advance(transaction), "advancing the read transaction")
+        if let readVersion, isKnownUniquelyReferenced(&self.readVersion!) {
+            Engine.mustSucceed(columnar_txn_advance(readVersion.transaction), "advancing the read transaction")
         } else {
+            // Notifications hold the current version as the base of their next change set: read anew.
             do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
         }
         noteStructuralChange()
-        return version != before
+        let changed = version != before
+        deliverNotifications()
+        return changed
     }
 
     func invalidate() {
         checkThread()
         if isInWriteTransaction { cancelWrite() }
-        if let transaction { columnar_txn_rollback(transaction) }
+        readVersion = nil
         transaction = nil
         generation &+= 1
         noteStructuralChange()
     }
 
     var version: UInt64 { columnar_txn_version(currentTransaction) }
+
+    /// Runs `body` with `transaction` reading another version (a notification's base, to read old values).
+    func reading<T>(_ other: ReadVersion, _ body: () throws -> T) rethrows -> T {
+        let saved = transaction
+        transaction = other.transaction
+        defer { transaction = saved }
+        return try body()
+    }
 
     func noteLocalChange() { changeCounter &+= 1 }
 

@@ -64,6 +64,8 @@ enum Engine {
 final class StorageFile: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
+    /// Whether the database lives in memory only (no other process can commit to it).
+    let isInMemory: Bool
 
     init(path: String, flags: UInt32, maximumVersions: UInt64) throws {
         var options = columnar_open_options()
@@ -74,6 +76,7 @@ final class StorageFile: @unchecked Sendable {
         try Engine.check(columnar_open(path, &options, &db))
         handle = db!
         self.path = path
+        self.isInMemory = flags & COLUMNAR_OPEN_IN_MEMORY.rawValue != 0
     }
 
     deinit { columnar_close(handle) }

@@ -1,0 +1,127 @@
+// FileChangeWatcher: notices commits made by other threads and processes to files whose cores have observations,
+// and wakes those cores on their own thread or queue (RealmCore+Notifications.swift).
+//
+// One thread per process waits on two descriptors: a pipe that commits made in this process signal, and an
+// inotify descriptor watching the data files, which the kernel signals when any process writes one (commits write
+// their header last). Woken, or every 100 ms as a fallback (a file on a filesystem without inotify events, such as
+// some network mounts), it reads each watched file's latest version and wakes every core that has not seen it.
+// Readers cost nothing here: only cores with observations are watched, and only while they have any.
+
+import CColumnar
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class FileChangeWatcher: @unchecked Sendable {
+    static let shared = FileChangeWatcher()
+
+    private final class Entry {
+        weak var core: RealmCore?
+        let file: StorageFile
+        /// The latest version the core was woken for (or had when it was first watched).
+        var seenVersion: UInt64
+        init(core: RealmCore, file: StorageFile, seenVersion: UInt64) {
+            self.core = core
+            self.file = file
+            self.seenVersion = seenVersion
+        }
+    }
+
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: Entry] = [:]
+    private var watchedPaths: [String: Int32] = [:]
+    private var thread: Thread?
+    /// The pipe's read end (the watcher drains it) and write end (commits write a byte).
+    private let wakeDescriptor: Int32
+    private let wakeWriteDescriptor: Int32
+    private let inotifyDescriptor: Int32
+
+    private init() {
+        var ends: [Int32] = [-1, -1]
+        if pipe(&ends) == 0 {
+            for end in ends {
+                _ = fcntl(end, F_SETFL, O_NONBLOCK)
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            ends = [-1, -1]
+        }
+        wakeDescriptor = ends[0]
+        wakeWriteDescriptor = ends[1]
+        inotifyDescriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    }
+
+    /// The latest committed version of a file.
+    static func latestVersion(of file: StorageFile) -> UInt64 {
+        guard let read = try? ReadVersion(file: file) else { return 0 }
+        return read.version
+    }
+
+    /// Watches a core's file for commits (idempotent).
+    func watch(_ core: RealmCore) {
+        let id = ObjectIdentifier(core)
+        let file = core.file
+        lock.lock()
+        defer { lock.unlock() }
+        if entries[id]?.core === core { return }
+        entries[id] = Entry(core: core, file: file, seenVersion: core.version)
+        if !file.isInMemory, watchedPaths[file.path] == nil, inotifyDescriptor >= 0 {
+            let mask = UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ATTRIB)
+            watchedPaths[file.path] = inotify_add_watch(inotifyDescriptor, file.path, mask)
+        }
+        if thread == nil {
+            let thread = Thread { [unowned self] in self.run() }
+            thread.name = "Columnar change watcher"
+            thread.start()
+            self.thread = thread
+        }
+    }
+
+    /// Stops watching a core (its deinit).
+    func forget(_ core: RealmCore) {
+        lock.lock()
+        entries[ObjectIdentifier(core)] = nil
+        lock.unlock()
+    }
+
+    /// A commit in this process: wake the watcher now rather than at its next poll.
+    func noteCommit(_ file: StorageFile) {
+        lock.lock()
+        let watching = !entries.isEmpty
+        lock.unlock()
+        guard watching else { return }
+        var byte: UInt8 = 1
+        _ = write(wakeWriteDescriptor, &byte, 1)   // a full pipe already holds a wake-up
+    }
+
+    private func run() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: inotifyDescriptor, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&descriptors, descriptors[1].fd >= 0 ? 2 : 1, 100)
+            while buffer.withUnsafeMutableBytes({ read(wakeDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+            if inotifyDescriptor >= 0 {
+                while buffer.withUnsafeMutableBytes({ read(inotifyDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+            }
+            checkVersions()
+        }
+    }
+
+    private func checkVersions() {
+        lock.lock()
+        entries = entries.filter { $0.value.core != nil }
+        let current = Array(entries.values)
+        lock.unlock()
+        var latest: [ObjectIdentifier: UInt64] = [:]
+        for entry in current {
+            let fileID = ObjectIdentifier(entry.file)
+            let version = latest[fileID] ?? Self.latestVersion(of: entry.file)
+            latest[fileID] = version
+            guard version > entry.seenVersion, let core = entry.core else { continue }
+            entry.seenVersion = version
+            core.scheduleDeliveryOnOwnContext()
+        }
+    }
+}

@@ -1,0 +1,175 @@
+// VersionComparison: what changed between the version a core's observations last reported (old) and the version it
+// reads now (new), computed column by column and shared by every observation of one delivery.
+//
+// The file is copy-on-write: a cluster (a node holding up to a few hundred objects' columns) that no commit between
+// the two versions touched has the same ref in both. So the changed objects of a table are found by collecting the
+// old version's cluster refs and comparing, row by row, only the observed columns of the new version's clusters
+// whose ref is not among them. A one-object change in a 100,000-object table costs one cluster's rows, plus one
+// pass over the cluster list of each version.
+
+import CColumnar
+import Foundation
+
+final class VersionComparison {
+    let core: RealmCore
+    /// The version the observations' state describes; nil when none has state yet (only initial callbacks).
+    let old: ReadVersion?
+    let new: ReadVersion
+    /// Whether this delivery follows a commit made by the core itself.
+    let isLocalCommit: Bool
+
+    private struct RowsKey: Hashable {
+        let table: columnar_table_id
+        let columns: [ObservedNode.Column]
+    }
+
+    private var changedRowsCache: [RowsKey: Set<Int64>] = [:]
+    private var subtreeChangedCache: [ObjectIdentifier: Bool] = [:]
+
+    init(core: RealmCore, old: ReadVersion?, new: ReadVersion, isLocalCommit: Bool) {
+        self.core = core
+        self.old = old
+        self.new = new
+        self.isLocalCommit = isLocalCommit
+    }
+
+    /// Whether the two versions differ at all.
+    var versionChanged: Bool {
+        guard let old else { return false }
+        return old !== new && old.version != new.version
+    }
+
+    // MARK: Changed rows
+
+    /// The keys of the table's objects present in both versions whose value in any of `columns` differs.
+    func changedRows(_ table: columnar_table_id, _ columns: [ObservedNode.Column]) -> Set<Int64> {
+        let cacheKey = RowsKey(table: table, columns: columns)
+        if let cached = changedRowsCache[cacheKey] { return cached }
+        var changed = Set<Int64>()
+        if let old, versionChanged, !columns.isEmpty {
+            var oldRefs = Set<UInt64>()
+            var iterator = columnar_cluster_iter()
+            var cluster = columnar_cluster()
+            if columnar_cluster_iter_init(old.transaction, table, &iterator) == COLUMNAR_OK {
+                while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK { oldRefs.insert(cluster.ref) }
+                if columnar_cluster_iter_init(new.transaction, table, &iterator) == COLUMNAR_OK {
+                    while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK {
+                        if cluster.ref != 0 && oldRefs.contains(cluster.ref) { continue }
+                        for row in 0..<cluster.row_count {
+                            let key = columnar_array_get_int(&cluster.keys, row)
+                            if rowDiffers(table, key, columns, old: old.transaction) { changed.insert(key) }
+                        }
+                    }
+                }
+            }
+            // A table missing from the old version has only new objects: insertions, not modifications.
+        }
+        changedRowsCache[cacheKey] = changed
+        return changed
+    }
+
+    /// Whether the object's value in any of the columns differs between the versions (false for an object that
+    /// is new).
+    private func rowDiffers(_ table: columnar_table_id, _ key: columnar_key, _ columns: [ObservedNode.Column],
+                            old: OpaquePointer) -> Bool {
+        columns.contains { columnDiffers(table, key, $0, old: old) }
+    }
+
+    func columnDiffers(_ table: columnar_table_id, _ key: columnar_key, _ observed: ObservedNode.Column,
+                       old: OpaquePointer) -> Bool {
+        let new = self.new.transaction
+        let column = observed.column
+        var a = columnar_value(), b = columnar_value()
+        if observed.collection == COLUMNAR_COLLECTION_NONE.rawValue {
+            guard columnar_obj_get(old, table, key, column, &a) == COLUMNAR_OK,
+                  columnar_obj_get(new, table, key, column, &b) == COLUMNAR_OK else { return false }
+            return !EngineValue.equal(a, b)
+        }
+        var oldSize: UInt64 = 0, newSize: UInt64 = 0
+        guard columnar_coll_size(old, table, key, column, &oldSize) == COLUMNAR_OK,
+              columnar_coll_size(new, table, key, column, &newSize) == COLUMNAR_OK else { return false }
+        if oldSize != newSize { return true }
+        let isDictionary = observed.collection == COLUMNAR_COLLECTION_DICT.rawValue
+        for index in 0..<newSize {
+            guard columnar_coll_get(old, table, key, column, index, &a) == COLUMNAR_OK,
+                  columnar_coll_get(new, table, key, column, index, &b) == COLUMNAR_OK else { return true }
+            if !EngineValue.equal(a, b) { return true }
+            if isDictionary {
+                var oldKey: UnsafeRawPointer?, newKey: UnsafeRawPointer?
+                var oldKeySize = 0, newKeySize = 0
+                guard columnar_dict_key_at(old, table, key, column, index, &oldKey, &oldKeySize) == COLUMNAR_OK,
+                      columnar_dict_key_at(new, table, key, column, index, &newKey, &newKeySize) == COLUMNAR_OK
+                else { return true }
+                if oldKeySize != newKeySize || (oldKeySize > 0 && memcmp(oldKey!, newKey!, oldKeySize) != 0) {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
+    // MARK: Through links
+
+    /// Whether anything a node observes (its columns, or below its links) changed in any object.
+    func subtreeChanged(_ node: ObservedNode) -> Bool {
+        let id = ObjectIdentifier(node)
+        if let cached = subtreeChangedCache[id] { return cached }
+        subtreeChangedCache[id] = false   // a cycle of nodes cannot make itself changed
+        let changed = !changedRows(node.table, node.columns).isEmpty
+            || node.links.contains { subtreeChanged($0.child) }
+        subtreeChangedCache[id] = changed
+        return changed
+    }
+
+    /// Of `candidates` (keys of the node's table present in both versions), those that changed as the node
+    /// observes them: an observed column differs, or an object they link to (in the new version) changed as the
+    /// link's child node observes it.
+    func modifiedKeys<Keys: Sequence>(_ node: ObservedNode, among candidates: Keys) -> Set<Int64>
+        where Keys.Element == Int64 {
+        guard versionChanged, subtreeChanged(node) else { return [] }
+        let own = changedRows(node.table, node.columns)
+        var modified = Set<Int64>()
+        var remaining: [Int64] = []
+        for key in candidates {
+            if own.contains(key) { modified.insert(key) } else { remaining.append(key) }
+        }
+        for link in node.links where !remaining.isEmpty && subtreeChanged(link.child) {
+            var targetsByKey: [(key: Int64, targets: [Int64])] = []
+            var allTargets = Set<Int64>()
+            for key in remaining {
+                let targets = linkTargets(node.table, key, link.column)
+                targetsByKey.append((key, targets))
+                allTargets.formUnion(targets)
+            }
+            let changedTargets = modifiedKeys(link.child, among: allTargets)
+            if changedTargets.isEmpty { continue }
+            var stillRemaining: [Int64] = []
+            for (key, targets) in targetsByKey {
+                if targets.contains(where: changedTargets.contains) { modified.insert(key) } else { stillRemaining.append(key) }
+            }
+            remaining = stillRemaining
+        }
+        return modified
+    }
+
+    /// The keys an object links to through a link column (a single link, or a list, set or map of links), in the
+    /// new version.
+    func linkTargets(_ table: columnar_table_id, _ key: columnar_key, _ observed: ObservedNode.Column) -> [Int64] {
+        let txn = new.transaction
+        var value = columnar_value()
+        if observed.collection == COLUMNAR_COLLECTION_NONE.rawValue {
+            guard columnar_obj_get(txn, table, key, observed.column, &value) == COLUMNAR_OK, !value.is_null else {
+                return []
+            }
+            return [value.as.link]
+        }
+        var size: UInt64 = 0
+        guard columnar_coll_size(txn, table, key, observed.column, &size) == COLUMNAR_OK else { return [] }
+        var targets: [Int64] = []
+        targets.reserveCapacity(Int(size))
+        for index in 0..<size where columnar_coll_get(txn, table, key, observed.column, index, &value) == COLUMNAR_OK {
+            if !value.is_null { targets.append(value.as.link) }
+        }
+        return targets
+    }
+}

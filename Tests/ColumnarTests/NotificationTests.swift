@@ -1,0 +1,476 @@
+// NotificationTests: change notifications as the references describe them — the initial callback (reflecting a
+// write made before delivery), update indices, key-path filtering (`["toys"]` against `["toys.brand"]`), object
+// changes with old and new values, tokens on one object firing together, `write(withoutNotifying:)`, invalidation,
+// delivery on a queue, from the thread's run loop, and synchronously in `refresh()`, and Realm notifications.
+
+import Columnar
+import Foundation
+import XCTest
+
+final class NoteToy: Object {
+    @Persisted var brand = ""
+}
+
+final class NoteDog: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+    @Persisted var adopted = false
+    @Persisted var toys: List<NoteToy>
+    @Persisted var siblings: List<NoteDog>
+    @Persisted var tags: Map<String, String>
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<NoteOwner>
+}
+
+final class NoteOwner: Object {
+    @Persisted var name = ""
+    @Persisted var dogs: List<NoteDog>
+    @Persisted var numbers: List<Int>
+}
+
+final class NotificationTests: RealmTestCase {
+    private typealias Update = (deletions: [Int], insertions: [Int], modifications: [Int])
+
+    /// Collects the callbacks of a collection observation.
+    private final class Recorder<C>: @unchecked Sendable {
+        let lock = NSLock()
+        var initial: [C] = []
+        var updates: [Update] = []
+        func record(_ change: RealmCollectionChange<C>) {
+            lock.lock()
+            defer { lock.unlock() }
+            switch change {
+            case .initial(let collection): initial.append(collection)
+            case .update(_, let deletions, let insertions, let modifications):
+                updates.append((deletions, insertions, modifications))
+            case .error(let error): XCTFail("unexpected error \(error)")
+            }
+        }
+        var updateCount: Int { lock.withLock { updates.count } }
+    }
+
+    private func addDogs(_ realm: Realm, _ names: [String]) throws -> [NoteDog] {
+        try realm.write { names.map { realm.create(NoteDog.self, value: ["name": $0]) } }
+    }
+
+    /// Runs `body` with a Realm of the same file on another thread and waits for it.
+    private func onAnotherThread(_ body: @escaping @Sendable (Realm) throws -> Void) {
+        let configuration = self.configuration!
+        let done = expectation(description: "other thread")
+        let thread = Thread {
+            do { try body(try Realm(configuration: configuration)) } catch { XCTFail("\(error)") }
+            done.fulfill()
+        }
+        thread.start()
+        // Waiting spins this thread's run loop, which may deliver notifications; tests that check synchronous
+        // delivery turn autorefresh off first.
+        wait(for: [done], timeout: 30)
+    }
+
+    // MARK: Collections
+
+    /// The reference's example: a write made right after `observe` shows in the initial callback, and no update
+    /// follows for it.
+    func testInitialCallbackReflectsAWriteMadeBeforeDelivery() throws {
+        let realm = try openRealm()
+        let dogs = realm.objects(NoteDog.self)
+        XCTAssertEqual(dogs.count, 0)
+        let recorder = Recorder<Results<NoteDog>>()
+        let token = dogs.observe { recorder.record($0) }
+        _ = try addDogs(realm, ["Rex"])
+        XCTAssertEqual(recorder.initial.count, 1)
+        XCTAssertEqual(recorder.initial.first?.count, 1)
+        XCTAssertEqual(recorder.updates.count, 0)
+        token.invalidate()
+    }
+
+    func testUpdatesReportDeletionsInsertionsAndModificationsAtTheRightPositions() throws {
+        let realm = try openRealm()
+        realm.autorefresh = false
+        _ = try addDogs(realm, ["a", "b", "c", "d"])
+        let sorted = realm.objects(NoteDog.self).sorted(byKeyPath: "name")
+        let recorder = Recorder<Results<NoteDog>>()
+        let token = sorted.observe { recorder.record($0) }
+        realm.refresh()
+        XCTAssertEqual(recorder.initial.count, 1)
+        onAnotherThread { other in
+            try other.write {
+                let all = other.objects(NoteDog.self)
+                other.delete(all.filter("name == 'b'"))
+                all.filter("name == 'd'").first!.age = 7
+                other.create(NoteDog.self, value: ["name": "bb"])
+            }
+        }
+        XCTAssertEqual(recorder.updates.count, 0, "delivered only when this thread refreshes")
+        realm.refresh()
+        XCTAssertEqual(recorder.updates.count, 1)
+        let update = try XCTUnwrap(recorder.updates.first)
+        // old: a b c d; new: a bb c d
+        XCTAssertEqual(update.deletions, [1])
+        XCTAssertEqual(update.insertions, [1])
+        XCTAssertEqual(update.modifications, [3])
+        token.invalidate()
+    }
+
+    func testAWriteThatChangesNothingObservedDoesNotCall() throws {
+        let realm = try openRealm()
+        _ = try addDogs(realm, ["a"])
+        let recorder = Recorder<Results<NoteDog>>()
+        let token = realm.objects(NoteDog.self).observe { recorder.record($0) }
+        realm.refresh()
+        try realm.write { realm.create(NoteOwner.self, value: ["name": "x"]) }
+        try realm.write { realm.objects(NoteDog.self).first!.name = "a" }   // the same value
+        XCTAssertEqual(recorder.updates.count, 0)
+        try realm.write { realm.objects(NoteDog.self).first!.age = 2 }
+        XCTAssertEqual(recorder.updates.count, 1)
+        XCTAssertEqual(recorder.updates.last?.modifications, [0])
+        token.invalidate()
+    }
+
+    /// The reference's key-path rules: `["name"]` ignores other properties; `["toys"]` sees toys added or removed
+    /// but not a toy's brand changing; `["toys.brand"]` sees both.
+    func testKeyPathFiltering() throws {
+        let realm = try openRealm()
+        let dog = try addDogs(realm, ["Rex"])[0]
+        try realm.write { dog.toys.append(realm.create(NoteToy.self, value: ["brand": "Acme"])) }
+        let dogs = realm.objects(NoteDog.self)
+        let byName = Recorder<Results<NoteDog>>(), byToys = Recorder<Results<NoteDog>>()
+        let byToyBrand = Recorder<Results<NoteDog>>(), byAll = Recorder<Results<NoteDog>>()
+        let tokens = [dogs.observe(keyPaths: ["name"]) { byName.record($0) },
+                      dogs.observe(keyPaths: ["toys"]) { byToys.record($0) },
+                      dogs.observe(keyPaths: ["toys.brand"]) { byToyBrand.record($0) },
+                      dogs.observe { byAll.record($0) }]
+        realm.refresh()
+        try realm.write { dog.age = 3 }
+        XCTAssertEqual([byName.updates.count, byToys.updates.count, byToyBrand.updates.count, byAll.updates.count],
+                       [0, 0, 0, 1])
+        try realm.write { dog.toys[0].brand = "Zeta" }
+        XCTAssertEqual([byName.updates.count, byToys.updates.count, byToyBrand.updates.count, byAll.updates.count],
+                       [0, 0, 1, 2], "a linked toy's brand: only toys.brand and the default (deep) observation")
+        try realm.write { dog.toys.append(realm.create(NoteToy.self)) }
+        XCTAssertEqual([byName.updates.count, byToys.updates.count, byToyBrand.updates.count, byAll.updates.count],
+                       [0, 1, 2, 3])
+        try realm.write { dog.name = "Max" }
+        XCTAssertEqual([byName.updates.count, byToys.updates.count, byToyBrand.updates.count, byAll.updates.count],
+                       [1, 1, 2, 4])
+        XCTAssertEqual(byName.updates.last?.modifications, [0])
+        tokens.forEach { $0.invalidate() }
+    }
+
+    func testListNotificationsReportMovesAsDeletionAndInsertion() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o"]) }
+        let dogs = try addDogs(realm, ["a", "b", "c"])
+        try realm.write { owner.dogs.append(objectsIn: dogs) }
+        let recorder = Recorder<List<NoteDog>>()
+        let token = owner.dogs.observe { recorder.record($0) }
+        realm.refresh()
+        XCTAssertEqual(recorder.initial.first?.count, 3)
+        try realm.write { owner.dogs.move(from: 0, to: 2) }   // b c a
+        let update = try XCTUnwrap(recorder.updates.last)
+        XCTAssertEqual(update.deletions, [0])
+        XCTAssertEqual(update.insertions, [2])
+        try realm.write { owner.numbers.append(5) }            // another property of the owner: not the list
+        XCTAssertEqual(recorder.updates.count, 1)
+        try realm.write { realm.delete(owner) }
+        XCTAssertEqual(recorder.updates.last?.deletions, [0, 1, 2], "the owner's deletion empties the list")
+        token.invalidate()
+    }
+
+    func testListOfValuesAndLinkingObjectsAndAnyRealmCollection() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o", "numbers": [1, 2, 3]]) }
+        let dog = try addDogs(realm, ["Rex"])[0]
+        let numbers = Recorder<List<Int>>()
+        let any = Recorder<AnyRealmCollection<Int>>()
+        let owners = Recorder<LinkingObjects<NoteOwner>>()
+        let tokens = [owner.numbers.observe { numbers.record($0) },
+                      AnyRealmCollection(owner.numbers).observe { any.record($0) },
+                      dog.owners.observe { owners.record($0) }]
+        realm.refresh()
+        XCTAssertEqual(any.initial.count, 1)
+        XCTAssertEqual(owners.initial.first?.count, 0)
+        try realm.write { owner.numbers.remove(at: 1) }
+        XCTAssertEqual(numbers.updates.last?.deletions, [1])
+        XCTAssertEqual(any.updates.last?.deletions, [1])
+        XCTAssertEqual(owners.updates.count, 0)
+        try realm.write { owner.dogs.append(dog) }
+        XCTAssertEqual(owners.updates.last?.insertions, [0])
+        try realm.write { owner.name = "renamed" }
+        XCTAssertEqual(owners.updates.last?.modifications, [0], "a linking object's own property changed")
+        tokens.forEach { $0.invalidate() }
+    }
+
+    func testInvalidatingOrReleasingTheTokenStopsNotifications() throws {
+        let realm = try openRealm()
+        let recorder = Recorder<Results<NoteDog>>(), released = Recorder<Results<NoteDog>>()
+        let token = realm.objects(NoteDog.self).observe { recorder.record($0) }
+        var releasedToken: NotificationToken? = realm.objects(NoteDog.self).observe { released.record($0) }
+        realm.refresh()
+        _ = try addDogs(realm, ["a"])
+        XCTAssertEqual(recorder.updates.count, 1)
+        XCTAssertEqual(released.updates.count, 1)
+        token.invalidate()
+        releasedToken = nil
+        XCTAssertNil(releasedToken)
+        _ = try addDogs(realm, ["b"])
+        XCTAssertEqual(recorder.updates.count, 1)
+        XCTAssertEqual(released.updates.count, 1)
+    }
+
+    func testWriteWithoutNotifyingSkipsOnlyThoseTokens() throws {
+        let realm = try openRealm()
+        let skipped = Recorder<Results<NoteDog>>(), told = Recorder<Results<NoteDog>>()
+        let skippedToken = realm.objects(NoteDog.self).observe { skipped.record($0) }
+        let toldToken = realm.objects(NoteDog.self).observe { told.record($0) }
+        realm.refresh()
+        try realm.write(withoutNotifying: [skippedToken]) { realm.create(NoteDog.self, value: ["name": "a"]) }
+        XCTAssertEqual(skipped.updates.count, 0)
+        XCTAssertEqual(told.updates.count, 1)
+        _ = try addDogs(realm, ["b"])
+        XCTAssertEqual(skipped.updates.last?.insertions, [1], "the skipped write is not reported later either")
+        _ = [skippedToken, toldToken].map { $0.invalidate() }
+    }
+
+    // MARK: Objects
+
+    func testObjectChangeNamesPropertiesWithOldAndNewValuesAndReportsDeletion() throws {
+        let realm = try openRealm()
+        let dog = try addDogs(realm, ["Rex"])[0]
+        var changes: [[PropertyChange]] = []
+        var deleted = 0
+        let token = dog.observe { (change: ObjectChange<NoteDog>) in
+            switch change {
+            case .change(let object, let properties):
+                XCTAssertEqual(object.name, dog.name)
+                changes.append(properties)
+            case .deleted: deleted += 1
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        realm.refresh()
+        XCTAssertTrue(changes.isEmpty, "no initial callback for objects")
+        try realm.write { dog.name = "Max"; dog.age = 4 }
+        XCTAssertEqual(changes.last?.map(\.name), ["name", "age"])
+        XCTAssertEqual(changes.last?.first?.oldValue as? String, "Rex")
+        XCTAssertEqual(changes.last?.first?.newValue as? String, "Max")
+        XCTAssertEqual(changes.last?.last?.oldValue as? Int, 0)
+        try realm.write { dog.toys.append(realm.create(NoteToy.self)) }
+        XCTAssertEqual(changes.last?.map(\.name), ["toys"])
+        try realm.write { dog.toys[0].brand = "x" }
+        XCTAssertEqual(changes.count, 2, "object notifications are shallow by default")
+        try realm.write { realm.delete(dog) }
+        XCTAssertEqual(deleted, 1)
+        token.invalidate()
+    }
+
+    /// The reference's examples: `["adopted"]` ignores `name`; `["siblings"]` ignores a sibling's name;
+    /// `["siblings.name"]` sees it. And several tokens on one object do not filter each other.
+    func testObjectKeyPathsAndTokensOnOneObjectFiringTogether() throws {
+        let realm = try openRealm()
+        let dogs = try addDogs(realm, ["Rex", "Sib"])
+        let dog = dogs[0]
+        try realm.write { dog.siblings.append(dogs[1]) }
+        var adopted = 0, siblings = 0, siblingNames = 0
+        let tokens = [
+            dog.observe(keyPaths: ["adopted"]) { (_: ObjectChange<NoteDog>) in adopted += 1 },
+            dog.observe(keyPaths: [\NoteDog.siblings]) { (_: ObjectChange<NoteDog>) in siblings += 1 },
+            dogs[1].observe(keyPaths: ["age"]) { (_: ObjectChange<NoteDog>) in },
+        ]
+        var other = 0
+        let otherToken = dogs[1].observe(keyPaths: ["siblings.name"]) { (_: ObjectChange<NoteDog>) in other += 1 }
+        let siblingNameToken = dog.observe(keyPaths: ["siblings.name"]) { (_: ObjectChange<NoteDog>) in siblingNames += 1 }
+        realm.refresh()
+        try realm.write { dogs[1].name = "Sibling" }
+        XCTAssertEqual(siblingNames, 1)
+        // `adopted` and `siblings` tokens are on the same object as the `siblings.name` one, which fired.
+        XCTAssertEqual(adopted, 1)
+        XCTAssertEqual(siblings, 1)
+        XCTAssertEqual(other, 0)
+        siblingNameToken.invalidate()
+        try realm.write { dogs[1].name = "Again" }
+        XCTAssertEqual([adopted, siblings, siblingNames], [1, 1, 1])
+        try realm.write { dog.adopted = true }
+        XCTAssertEqual([adopted, siblings], [2, 2])
+        tokens.forEach { $0.invalidate() }
+        otherToken.invalidate()
+    }
+
+    // MARK: Delivery
+
+    func testDeliveryOnAQueue() throws {
+        let realm = try openRealm()
+        _ = try addDogs(realm, ["a"])
+        let queue = DispatchQueue(label: "notifications")
+        let initial = expectation(description: "initial")
+        let update = expectation(description: "update")
+        let recorder = Recorder<Results<NoteDog>>()
+        let token = realm.objects(NoteDog.self).observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            recorder.record(change)
+            switch change {
+            case .initial(let results): XCTAssertEqual(results.count, 1); initial.fulfill()
+            case .update(let results, _, let insertions, _):
+                XCTAssertEqual(results.count, 2)
+                XCTAssertEqual(insertions, [1])
+                XCTAssertEqual(results[1].name, "b")
+                update.fulfill()
+            case .error: break
+            }
+        }
+        wait(for: [initial], timeout: 10)
+        _ = try addDogs(realm, ["b"])
+        wait(for: [update], timeout: 10)
+        token.invalidate()
+    }
+
+    /// Without a queue, a commit on another thread reaches the observing thread through its run loop
+    /// (autorefresh), with no `refresh()` call.
+    func testDeliveryFromTheRunLoopAfterAnotherThreadCommits() throws {
+        let realm = try openRealm()
+        let delivered = expectation(description: "update")
+        var insertions: [Int] = []
+        let token = realm.objects(NoteDog.self).observe { change in
+            if case .update(_, _, let inserted, _) = change {
+                insertions = inserted
+                delivered.fulfill()
+            }
+        }
+        let configuration = self.configuration!
+        Thread {
+            let other = try! Realm(configuration: configuration)
+            try! other.write { other.create(NoteDog.self, value: ["name": "x"]) }
+        }.start()
+        wait(for: [delivered], timeout: 10)
+        XCTAssertEqual(insertions, [0])
+        token.invalidate()
+    }
+
+    func testRealmNotificationsAndRefreshRequired() throws {
+        let realm = try openRealm()
+        var notes: [Realm.Notification] = []
+        let token = realm.observe { note, _ in notes.append(note) }
+        _ = try addDogs(realm, ["a"])
+        XCTAssertEqual(notes, [.didChange])
+        realm.autorefresh = false
+        let required = expectation(description: "refresh required")
+        let second = realm.observe { note, _ in if note == .refreshRequired { required.fulfill() } }
+        let configuration = self.configuration!
+        Thread {
+            let other = try! Realm(configuration: configuration)
+            try! other.write { other.create(NoteDog.self, value: ["name": "x"]) }
+        }.start()
+        wait(for: [required], timeout: 10)
+        XCTAssertEqual(realm.objects(NoteDog.self).count, 1, "autorefresh off: still the old version")
+        realm.refresh()
+        XCTAssertEqual(realm.objects(NoteDog.self).count, 2)
+        XCTAssertEqual(notes.last, .didChange)
+        token.invalidate()
+        second.invalidate()
+    }
+
+    // MARK: Property test
+
+    /// Random write sequences against a live filtered and sorted Results and a List: applying every delivered
+    /// change set to the previous snapshot gives the new one exactly, and modifications name exactly the kept
+    /// objects whose observed values changed.
+    func testApplyingEveryChangeSetReproducesTheNewSnapshot() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o"]) }
+        let results = realm.objects(NoteDog.self).filter("age < 50").sorted(byKeyPath: "age")
+        var generator = SystemRandomNumberGenerator()
+        for seed in 0 ..< 3 {
+            var random = SplitMix(seed: UInt64(seed) &+ UInt64.random(in: 0 ... 1_000, using: &generator))
+            var resultsSnapshot: [String] = []
+            var listSnapshot: [String] = []
+            var resultsAges: [String: Int] = [:]
+            var checkedUpdates = 0
+            func names<C: Sequence>(_ collection: C) -> [String] where C.Element == NoteDog { collection.map(\.name) }
+            let resultsToken = results.observe { change in
+                switch change {
+                case .initial(let collection):
+                    resultsSnapshot = names(collection)
+                    resultsAges = Dictionary(uniqueKeysWithValues: collection.map { ($0.name, $0.age) })
+                case .update(let collection, let deletions, let insertions, let modifications):
+                    let now = names(collection)
+                    let rebuilt = OrderedApply.apply(old: resultsSnapshot, deletions: deletions, insertions: insertions,
+                                                     new: now)
+                    XCTAssertEqual(rebuilt, now, "seed \(seed)")
+                    let changedAges = Set(collection.enumerated().compactMap { position, dog in
+                        resultsAges[dog.name].map { $0 != dog.age ? position : -1 }
+                    }.filter { $0 >= 0 })
+                    XCTAssertTrue(changedAges.isSubset(of: Set(modifications).union(insertions)), "seed \(seed)")
+                    resultsSnapshot = now
+                    resultsAges = Dictionary(uniqueKeysWithValues: collection.map { ($0.name, $0.age) })
+                    checkedUpdates += 1
+                case .error: XCTFail()
+                }
+            }
+            let listToken = owner.dogs.observe { change in
+                switch change {
+                case .initial(let list): listSnapshot = names(list)
+                case .update(let list, let deletions, let insertions, _):
+                    let now = names(list)
+                    XCTAssertEqual(OrderedApply.apply(old: listSnapshot, deletions: deletions, insertions: insertions,
+                                                      new: now), now, "seed \(seed)")
+                    listSnapshot = now
+                case .error: XCTFail()
+                }
+            }
+            realm.refresh()
+            var counter = 0
+            for _ in 0 ..< 60 {
+                try realm.write {
+                    for _ in 0 ..< Int(random.next() % 4) + 1 {
+                        let dogs = realm.objects(NoteDog.self)
+                        switch random.next() % 6 {
+                        case 0, 1:
+                            counter += 1
+                            let dog = realm.create(NoteDog.self, value: ["name": "s\(seed)d\(counter)",
+                                                                         "age": Int(random.next() % 60)])
+                            owner.dogs.insert(dog, at: Int(random.next() % UInt64(owner.dogs.count + 1)))
+                        case 2 where !dogs.isEmpty:
+                            realm.delete(dogs[Int(random.next() % UInt64(dogs.count))])
+                        case 3 where !dogs.isEmpty:
+                            dogs[Int(random.next() % UInt64(dogs.count))].age = Int(random.next() % 60)
+                        case 4 where owner.dogs.count > 1:
+                            owner.dogs.move(from: Int(random.next() % UInt64(owner.dogs.count)),
+                                            to: Int(random.next() % UInt64(owner.dogs.count)))
+                        case 5 where !owner.dogs.isEmpty:
+                            owner.dogs.remove(at: Int(random.next() % UInt64(owner.dogs.count)))
+                        default: break
+                        }
+                    }
+                }
+            }
+            XCTAssertEqual(resultsSnapshot, names(results))
+            XCTAssertEqual(listSnapshot, names(owner.dogs))
+            XCTAssertGreaterThan(checkedUpdates, 10)
+            resultsToken.invalidate()
+            listToken.invalidate()
+            try realm.write { realm.delete(realm.objects(NoteDog.self)) }
+        }
+    }
+}
+
+/// Rebuilds a new snapshot from the old one and a change set (elements inserted are taken from the new one).
+enum OrderedApply {
+    static func apply<T>(old: [T], deletions: [Int], insertions: [Int], new: [T]) -> [T] {
+        var result = old
+        for position in deletions.sorted().reversed() { result.remove(at: position) }
+        for position in insertions.sorted() where position <= result.count { result.insert(new[position], at: position) }
+        return result
+    }
+}
+
+/// A small seeded generator (the seed is in each failure message).
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
