@@ -4,6 +4,7 @@
 // delivery on a queue, from the thread's run loop, and synchronously in `refresh()`, and Realm notifications.
 
 import Columnar
+import ColumnarTestSupport
 import Foundation
 import XCTest
 
@@ -295,6 +296,81 @@ final class NotificationTests: RealmTestCase {
         otherToken.invalidate()
     }
 
+    // MARK: Maps and sections
+
+    /// The reference's Map example (the initial callback sees the entry written after `observe`), then keys
+    /// removed, added and changed.
+    func testMapChangesReportKeys() throws {
+        let realm = try openRealm()
+        let dog = try addDogs(realm, ["Rex"])[0]
+        var initialCount: Int?
+        var updates: [(deletions: [String], insertions: [String], modifications: [String])] = []
+        let token = dog.tags.observe { change in
+            switch change {
+            case .initial(let map): initialCount = map.count
+            case .update(_, let deletions, let insertions, let modifications):
+                updates.append((deletions.sorted(), insertions.sorted(), modifications.sorted()))
+            case .error: XCTFail()
+            }
+        }
+        try realm.write { dog.tags["nameOfDog"] = "Rex" }
+        XCTAssertEqual(initialCount, 1)
+        XCTAssertTrue(updates.isEmpty)
+        try realm.write {
+            dog.tags["a"] = "1"
+            dog.tags["nameOfDog"] = "Max"
+        }
+        XCTAssertEqual(updates.last?.insertions, ["a"])
+        XCTAssertEqual(updates.last?.modifications, ["nameOfDog"])
+        try realm.write { dog.tags.removeObject(for: "a") }
+        XCTAssertEqual(updates.last?.deletions, ["a"])
+        try realm.write { dog.name = "not in the map" }
+        XCTAssertEqual(updates.count, 2)
+        token.invalidate()
+    }
+
+    /// The reference's sectioned example, then an object moving between sections by changing its section key,
+    /// a new section, and a section's own observation.
+    func testSectionedResultsReportSectionsAndIndexPaths() throws {
+        let realm = try openRealm()
+        let sectioned = realm.objects(NoteDog.self).sectioned(by: \.age, ascending: true)
+        XCTAssertEqual(sectioned.count, 0)
+        var initialSections: Int?
+        var updates: [(deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
+                       inserted: IndexSet, deleted: IndexSet)] = []
+        let token = sectioned.observe { change in
+            switch change {
+            case .initial(let sections): initialSections = sections.count
+            case .update(_, let deletions, let insertions, let modifications, let inserted, let deleted):
+                updates.append((deletions, insertions, modifications, inserted, deleted))
+            }
+        }
+        let dogs = try realm.write { [realm.create(NoteDog.self, value: ["name": "a", "age": 1]),
+                                      realm.create(NoteDog.self, value: ["name": "b", "age": 1])] }
+        XCTAssertEqual(initialSections, 1)
+        var sectionChanges: [Update] = []
+        let sectionToken = sectioned[0].observe { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change {
+                sectionChanges.append((deletions, insertions, modifications))
+            }
+        }
+        realm.refresh()
+        try realm.write { dogs[1].age = 2 }   // b moves to a new section
+        let update = try XCTUnwrap(updates.last)
+        XCTAssertEqual(update.inserted, IndexSet([1]))
+        XCTAssertEqual(update.deleted, IndexSet())
+        XCTAssertEqual(update.deletions, [IndexPath(indexes: [0, 1])])
+        XCTAssertTrue(update.insertions.isEmpty, "the new section's elements come with the section")
+        XCTAssertEqual(sectionChanges.last?.deletions, [1])
+        try realm.write { dogs[0].name = "renamed" }
+        XCTAssertEqual(updates.last?.modifications, [IndexPath(indexes: [0, 0])])
+        XCTAssertEqual(sectionChanges.last?.modifications, [0])
+        try realm.write { realm.delete(dogs[0]) }
+        XCTAssertEqual(updates.last?.deleted, IndexSet([0]))
+        token.invalidate()
+        sectionToken.invalidate()
+    }
+
     // MARK: Delivery
 
     func testDeliveryOnAQueue() throws {
@@ -342,6 +418,24 @@ final class NotificationTests: RealmTestCase {
         }.start()
         wait(for: [delivered], timeout: 10)
         XCTAssertEqual(insertions, [0])
+        token.invalidate()
+    }
+
+    /// A commit made by another process reaches an observer without a `refresh()` call.
+    func testDeliveryAfterAnotherProcessCommits() throws {
+        let realm = try openRealm()
+        let delivered = expectation(description: "update")
+        var insertions: [Int] = []
+        let token = realm.objects(Dog.self).observe { change in
+            if case .update(_, _, let inserted, _) = change {
+                insertions = inserted
+                delivered.fulfill()
+            }
+        }
+        realm.refresh()
+        try WorkerProcess(["realm-write", configuration.fileURL!.path]).waitForSuccess()
+        wait(for: [delivered], timeout: 10)
+        XCTAssertEqual(insertions, [0, 1, 2])
         token.invalidate()
     }
 
@@ -449,6 +543,74 @@ final class NotificationTests: RealmTestCase {
             listToken.invalidate()
             try realm.write { realm.delete(realm.objects(NoteDog.self)) }
         }
+    }
+}
+
+extension NotificationTests {
+    /// Random write sequences against a live SectionedResults and a Map: applying every delivered change (section
+    /// deletions and insertions with their index paths; map keys removed, added and changed) to the previous
+    /// snapshot gives the new one exactly.
+    func testApplyingEverySectionedAndMapChangeReproducesTheNewSnapshot() throws {
+        let realm = try openRealm()
+        let holder = try addDogs(realm, ["holder"])[0]
+        let sectioned = realm.objects(NoteDog.self).filter("name != 'holder'").sectioned(by: \.age, ascending: true)
+        var random = SplitMix(seed: UInt64.random(in: 0 ... 1_000_000))
+        let seed = random.state
+        func snapshot(_ sections: SectionedResults<Int, NoteDog>) -> [[String]] { sections.map { $0.map(\.name) } }
+        var sections: [[String]] = []
+        var map: [String: String] = [:]
+        var updates = 0
+        let sectionedToken = sectioned.observe { change in
+            switch change {
+            case .initial(let now): sections = snapshot(now)
+            case .update(let now, let deletions, let insertions, _, let inserted, let deleted):
+                let new = snapshot(now)
+                var rebuilt = sections
+                for path in deletions.sorted(by: >) { rebuilt[path[0]].remove(at: path[1]) }
+                for index in deleted.reversed() { rebuilt.remove(at: index) }
+                for index in inserted { rebuilt.insert(new[index], at: index) }
+                for path in insertions.sorted() { rebuilt[path[0]].insert(new[path[0]][path[1]], at: path[1]) }
+                XCTAssertEqual(rebuilt, new, "seed \(seed)")
+                sections = new
+                updates += 1
+            }
+        }
+        let mapToken = holder.tags.observe { change in
+            switch change {
+            case .initial(let now): map = Dictionary(uniqueKeysWithValues: now.asKeyValueSequence().map { ($0.key, $0.value) })
+            case .update(let now, let deletions, let insertions, let modifications):
+                var rebuilt = map
+                for key in deletions { rebuilt[key] = nil }
+                for key in insertions + modifications { rebuilt[key] = now[key] }
+                let new = Dictionary(uniqueKeysWithValues: now.asKeyValueSequence().map { ($0.key, $0.value) })
+                XCTAssertEqual(rebuilt, new, "seed \(seed)")
+                map = new
+            case .error: XCTFail()
+            }
+        }
+        realm.refresh()
+        var counter = 0
+        for _ in 0 ..< 80 {
+            try realm.write {
+                for _ in 0 ..< Int(random.next() % 3) + 1 {
+                    let dogs = realm.objects(NoteDog.self).filter("name != 'holder'")
+                    switch random.next() % 7 {
+                    case 0, 1:
+                        counter += 1
+                        realm.create(NoteDog.self, value: ["name": "d\(counter)", "age": Int(random.next() % 6)])
+                    case 2 where !dogs.isEmpty: realm.delete(dogs[Int(random.next() % UInt64(dogs.count))])
+                    case 3 where !dogs.isEmpty: dogs[Int(random.next() % UInt64(dogs.count))].age = Int(random.next() % 6)
+                    case 4: holder.tags["k\(random.next() % 8)"] = "v\(random.next() % 4)"
+                    case 5: holder.tags.removeObject(for: "k\(random.next() % 8)")
+                    default: break
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(sections, snapshot(sectioned))
+        XCTAssertGreaterThan(updates, 10)
+        sectionedToken.invalidate()
+        mapToken.invalidate()
     }
 }
 

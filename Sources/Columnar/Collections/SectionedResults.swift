@@ -6,8 +6,8 @@
 // read reflects the Realm's current state (including the uncommitted changes of its write), recomputing the
 // sections when the data has changed since they were last computed. A section whose key no longer occurs is empty.
 //
-// Change notifications (`observe`) and frozen copies come with the notification and frozen-snapshot work and are
-// not offered yet.
+// Change notifications (`observe`) are in Notifications/SectionedObservation.swift; frozen copies come with the
+// frozen-snapshot work and are not offered yet.
 
 import CColumnar
 import Foundation

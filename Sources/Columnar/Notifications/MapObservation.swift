@@ -1,0 +1,120 @@
+// MapObservation: `Map.observe`, which reports the keys removed, added, and whose values changed. A value that is
+// an object counts as changed when the entry holds another object, or when the object it holds changed as the key
+// paths observe it (by default every property, four levels deep, as for collections).
+
+import CColumnar
+import Foundation
+
+extension Map: RealmKeyedCollection {}
+
+final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: NotificationRegistration {
+    private let map: Map<Key, Value>
+    private let node: ObservedNode?
+    private let block: (RealmMapChange<Map<Key, Value>>) -> Void
+    private var entries: [Key: Value] = [:]
+
+    init(map: Map<Key, Value>, keyPaths: [String]?, block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) {
+        self.map = map
+        self.block = block
+        if let objectType = Value.self as? ObjectBase.Type ?? (Value.self as? any OptionalObjectValue.Type)?.wrappedObjectType,
+           let managed = map.managed {
+            let binding = managed.core.requireBinding(for: objectType)
+            node = keyPaths.map { ObservedNode.keyPaths($0, of: binding, in: managed.core) }
+                ?? ObservedNode.allProperties(of: binding, in: managed.core, depth: 4)
+        } else {
+            node = nil
+        }
+    }
+
+    private func currentEntries() -> [Key: Value] {
+        guard !map.isInvalidated else { return [:] }
+        var result: [Key: Value] = [:]
+        for (key, value) in map.asKeyValueSequence() { result[key] = value }
+        return result
+    }
+
+    override func deliver(_ comparison: VersionComparison, notify: Bool, siblingFired: Bool) {
+        if needsInitial {
+            needsInitial = false
+            entries = currentEntries()
+            if notify { block(.initial(map)) }
+            return
+        }
+        guard comparison.versionChanged else { return }
+        let now = currentEntries()
+        var deletions: [Key] = [], insertions: [Key] = [], modifications: [Key] = []
+        var kept: [(key: Key, objectKey: Int64)] = []
+        for (key, old) in entries {
+            guard let new = now[key] else {
+                deletions.append(key)
+                continue
+            }
+            if old != new {
+                modifications.append(key)
+            } else if node != nil, let object = Self.object(in: new), let location = object._location {
+                kept.append((key, location.key))
+            }
+        }
+        for key in now.keys where entries[key] == nil { insertions.append(key) }
+        if let node, !kept.isEmpty {
+            let changed = comparison.modifiedKeys(node, among: kept.map(\.objectKey))
+            modifications += kept.filter { changed.contains($0.objectKey) }.map(\.key)
+        }
+        entries = now
+        guard notify, !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
+        block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+    }
+
+    private static func object(in value: Value) -> ObjectBase? {
+        if let object = value as? ObjectBase { return object }
+        return (value as? any OptionalObjectValue)?.wrappedObject
+    }
+}
+
+/// `Optional<SomeObject>`, the value type of a map of objects, seen without knowing the object class.
+protocol OptionalObjectValue {
+    static var wrappedObjectType: ObjectBase.Type? { get }
+    var wrappedObject: ObjectBase? { get }
+}
+
+extension Optional: OptionalObjectValue {
+    static var wrappedObjectType: ObjectBase.Type? { Wrapped.self as? ObjectBase.Type }
+    var wrappedObject: ObjectBase? { self.flatMap { $0 as? ObjectBase } }
+}
+
+extension Map {
+    /// Registers a block called with the map's changes: `.initial` first, then `.update` with the keys removed,
+    /// added, and whose values changed (for objects, as `keyPaths` select). Delivered on `queue`, or, without
+    /// one, on this thread from its run loop and in `refresh()` and after this thread's commits. The map must be
+    /// managed; not inside a write transaction, nor on a read-only Realm.
+    public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
+                        _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        guard let managed else { fatalError("Columnar: observe may only be called on a managed Map") }
+        let core = managed.core
+        core.checkThread()
+        precondition(!core.isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
+        precondition(!core.configuration.readOnly,
+                     "Read-only Realms do not change and do not have change notifications.")
+        guard let queue else {
+            let registration = MapRegistration(map: self, keyPaths: keyPaths, block: block)
+            core.register(registration)
+            return NotificationToken(registration)
+        }
+        _ = MapRegistration(map: self, keyPaths: keyPaths) { _ in }   // checks the key paths now
+        let token = NotificationToken()
+        let configuration = core.configuration
+        let handOver = QueueHandOver(value: (managed.location, managed.column, block))
+        queue.async {
+            let queueCore: RealmCore
+            do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
+                fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
+            }
+            let map = Map<Key, Value>(location: handOver.value.0.rebound(to: queueCore), column: handOver.value.1)
+            let registration = MapRegistration(map: map, keyPaths: keyPaths, block: handOver.value.2)
+            token.attach(registration)
+            guard !registration.isInvalidated else { return }
+            queueCore.register(registration)
+        }
+        return token
+    }
+}
