@@ -49,10 +49,12 @@ powercut:
 	"$$($(SWIFT) build -c release --show-bin-path)/ColumnarTestWorker" powercut-campaign --cuts $(N) --seed $(SEED) \
 		--dir "$${TMPDIR:-/tmp}"
 
-# Readers and writers together under ThreadSanitizer.
+# Readers and writers together, and change notifications delivered across threads, queues and processes, under
+# ThreadSanitizer.
 tsan:
 	bash scripts/setup.sh
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan --filter ConcurrencyTests
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests"
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with

@@ -41,8 +41,15 @@ static inline int64_t load_i64(const uint8_t *p) { int64_t v; memcpy(&v, p, 8); 
 /* On x86-64 with glibc, the int loops below are compiled twice, for the baseline (SSE2) and for AVX2, and the
  * loader picks one when the library is loaded (target_clones makes an ifunc, which needs glibc). AVX2 has 64-bit
  * compares and twice the lanes, which makes min and max and the filling of masked blocks about twice as fast; the
- * sums are bound by memory bandwidth either way. Elsewhere the loops are compiled once, for the target. */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+ * sums are bound by memory bandwidth either way. Elsewhere the loops are compiled once, for the target. So are they
+ * under a sanitizer: the loader runs an ifunc's resolver before the sanitizer's runtime is set up, and the
+ * sanitizer's instrumentation of the resolver then crashes the program before main. */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define COLUMNAR_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute) && !defined(COLUMNAR_SANITIZED)
 #if __has_attribute(target_clones)
 #define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #endif

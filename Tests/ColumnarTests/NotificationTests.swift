@@ -201,6 +201,29 @@ final class NotificationTests: RealmTestCase {
         tokens.forEach { $0.invalidate() }
     }
 
+    /// A callback may write; its commit is reported after the round of callbacks that made it, to every
+    /// observation.
+    func testACallbackThatWritesIsToldAboutItsOwnWriteAfterwards() throws {
+        let realm = try openRealm()
+        var counts: [Int] = []
+        var other: [[Int]] = []
+        let writer = realm.objects(NoteDog.self).observe { change in
+            guard case .update(let dogs, _, _, _) = change else { return }
+            counts.append(dogs.count)
+            if dogs.count == 1 { try! realm.write { realm.create(NoteDog.self, value: ["name": "echo"]) } }
+        }
+        let watcher = realm.objects(NoteDog.self).observe { change in
+            if case .update(_, _, let insertions, _) = change { other.append(insertions) }
+        }
+        realm.refresh()
+        _ = try addDogs(realm, ["first"])
+        XCTAssertEqual(counts, [1, 2])
+        // The other observation may see both inserts in one update (the callback's commit came before its turn).
+        XCTAssertEqual(other.flatMap { $0 }.sorted(), [0, 1])
+        writer.invalidate()
+        watcher.invalidate()
+    }
+
     func testInvalidatingOrReleasingTheTokenStopsNotifications() throws {
         let realm = try openRealm()
         let recorder = Recorder<Results<NoteDog>>(), released = Recorder<Results<NoteDog>>()
@@ -634,5 +657,43 @@ struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// Misuse of `observe` stops with RealmSwift's messages (each case in a child process, DeathTest.swift).
+final class NotificationMisuseTests: RealmTestCase {
+    private static let runner = "ColumnarTests.NotificationMisuseTests/testRunDeathCase"
+
+    private var cases: [String: () throws -> Void] {
+        [
+            "observing inside a write": {
+                let realm = try self.openRealm()
+                try realm.write { _ = realm.objects(NoteDog.self).observe { _ in } }
+            },
+            "observing an unknown key path": {
+                let realm = try self.openRealm()
+                _ = realm.objects(NoteDog.self).observe(keyPaths: ["nope"]) { _ in }
+            },
+            "observing an unmanaged object": {
+                _ = NoteDog().observe { (_: ObjectChange<NoteDog>) in }
+            },
+        ]
+    }
+
+    func testRunDeathCase() throws {
+        guard let name = currentDeathCase, let body = cases[name] else { return }
+        try body()
+    }
+
+    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
+        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+    }
+
+    func testMisuseStopsWithAMessage() {
+        assertStops("observing inside a write", "Cannot register notification blocks from within write transactions.")
+        assertStops("observing an unknown key path", "Property 'nope' not found in object of type 'NoteDog'")
+        assertStops("observing an unmanaged object", "Only objects which are managed by a Realm support change "
+                        + "notifications")
     }
 }

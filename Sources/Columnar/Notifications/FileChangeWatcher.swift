@@ -9,12 +9,19 @@
 
 import CColumnar
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 final class FileChangeWatcher: @unchecked Sendable {
     static let shared = FileChangeWatcher()
+    /// Set once the first core is watched: until then commits and releases of cores skip the watcher entirely
+    /// (a process that never observes never starts the thread or opens its descriptors).
+    private static let isActive = Atomic<Bool>(false)
+
+    /// The watcher, or nil while nothing has ever been observed in the process.
+    static var ifActive: FileChangeWatcher? { isActive.load(ordering: .acquiring) ? shared : nil }
 
     private final class Entry {
         weak var core: RealmCore?
@@ -70,6 +77,7 @@ final class FileChangeWatcher: @unchecked Sendable {
             let mask = UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ATTRIB)
             watchedPaths[file.path] = inotify_add_watch(inotifyDescriptor, file.path, mask)
         }
+        Self.isActive.store(true, ordering: .releasing)
         if thread == nil {
             let thread = Thread { [unowned self] in self.run() }
             thread.name = "Columnar change watcher"

@@ -82,7 +82,7 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
     }
 }
 
-extension Object {
+extension ObjectBase {
     /// Registers a block called after each write that changes this managed object's observed properties (by
     /// default its own properties; `keyPaths` select properties, and through links those of linked objects) or
     /// deletes it. No initial callback. Delivered on `queue` (a serial queue), or, without one, on this thread

@@ -21,8 +21,6 @@ final class NotificationState {
     /// The version the observations' state describes.
     var base: ReadVersion?
     var isDelivering = false
-    /// True while delivering the notifications of a refresh (not of a commit), where a callback may write.
-    var mayWriteWhileDelivering = true
     /// Set by the watcher thread when another thread or process committed and a wake-up is on its way to the core.
     private let lock = NSLock()
     private var wakeScheduled = false
@@ -99,11 +97,7 @@ extension RealmCore {
             return
         }
         notifications.isDelivering = true
-        notifications.mayWriteWhileDelivering = !localCommit
-        defer {
-            notifications.isDelivering = false
-            notifications.mayWriteWhileDelivering = true
-        }
+        defer { notifications.isDelivering = false }
         var skipped = Set(skipping.compactMap { $0.currentRegistration.map(ObjectIdentifier.init) })
         var isLocal = localCommit
         while let new = readVersion {

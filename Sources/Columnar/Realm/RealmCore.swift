@@ -103,7 +103,7 @@ final class RealmCore {
     deinit {
         // The read transaction belongs to `readVersion`; a write transaction is the core's own.
         if isInWriteTransaction, let transaction { columnar_txn_rollback(transaction) }
-        FileChangeWatcher.shared.forget(self)
+        FileChangeWatcher.ifActive?.forget(self)
     }
 
     // MARK: Threads and transactions
@@ -154,9 +154,6 @@ final class RealmCore {
     func beginWrite() throws {
         checkThread()
         precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
-        precondition(!notifications.isDelivering || notifications.mayWriteWhileDelivering,
-                     "Cannot begin a write transaction from inside a change notification delivered for a write "
-                         + "(write from another thread, or after the callback returns)")
         var txn: OpaquePointer?
         try Engine.check(columnar_txn_begin_write(file.handle, &txn))
         // The read version stays alive while observers still have to be told about it (notifications' base).
@@ -180,7 +177,7 @@ final class RealmCore {
             bindings.removeAll()   // tables created by the failed transaction do not exist
             throw ColumnarError.fromLastError(rc)
         }
-        FileChangeWatcher.shared.noteCommit(file)
+        FileChangeWatcher.ifActive?.noteCommit(file)
         deliverNotifications(skipping: skipping, localCommit: true)
     }
 
