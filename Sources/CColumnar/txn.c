@@ -153,6 +153,35 @@ int columnar_txn_begin_read(columnar_db *db, columnar_txn **out_txn) {
     return 0;
 }
 
+int columnar_txn_begin_read_at(columnar_txn *source, columnar_txn **out_txn) {
+    *out_txn = NULL;
+    int rc = cc_txn_check(source);
+    if (rc) return rc;
+    if (source->is_write) return CC_MISUSE("columnar_txn_begin_read_at needs a read transaction to read alongside");
+    columnar_txn *txn = calloc(1, sizeof *txn);
+    if (!txn) return -ENOMEM;
+    txn->db = source->db;
+    /* The source's reader slot pins its version, so no writer can reuse that version's space while this slot is
+     * taken: the version can be pinned again without re-reading the latest one. */
+    if (txn->db->lock) {
+        if ((rc = cc_lock_reader_acquire(txn->db->lock, source->version, &txn->reader_slot))) {
+            free(txn);
+            return rc;
+        }
+        txn->has_slot = true;
+    }
+    txn->version = source->version;
+    txn->top_ref = source->top_ref;
+    txn->used_size = source->used_size;
+    txn->file_size = source->file_size;
+    if ((rc = cc_db_schema_for(txn, &txn->schema))) {
+        columnar_txn_rollback(txn);
+        return rc;
+    }
+    *out_txn = txn;
+    return 0;
+}
+
 int columnar_txn_advance(columnar_txn *txn) {
     int rc = cc_txn_check(txn);
     if (rc) return rc;

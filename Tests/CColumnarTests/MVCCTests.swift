@@ -234,6 +234,33 @@ final class MVCCTests: XCTestCase {
         for reader in readers { reader.rollback() }
     }
 
+    /// columnar_txn_begin_read_at: a second transaction at a reader's version (for another thread) sees the same
+    /// data, and the version stays pinned until both end, even after the first one ends.
+    func testBeginReadAtPinsTheSameVersionUntilBothEnd() throws {
+        let db = try TestDatabase(path: directory.file("at.columnar"), durability: COLUMNAR_DURABILITY_UNSAFE)
+        defer { db.close() }
+        try db.write { try CounterWorkload.createSchema(in: $0) }
+        try CounterWorkload.commitStep(db)
+        let first = try db.beginRead()
+        let pinned = first.version
+        try CounterWorkload.commitStep(db)
+        let second = try first.beginReadAlongside()
+        XCTAssertEqual(second.version, pinned)
+        XCTAssertEqual(try CounterWorkload.read(second).counter, try CounterWorkload.read(first).counter)
+        XCTAssertEqual(try CounterWorkload.read(second).counter, 1)
+        first.rollback()
+        try CounterWorkload.commitStep(db)
+        XCTAssertEqual(try db.stats().oldest_pinned, pinned, "the second transaction still pins the version")
+        XCTAssertEqual(try CounterWorkload.read(second).items, [1])
+        second.rollback()
+        XCTAssertEqual(try db.stats().oldest_pinned, try db.stats().version)
+        let writer = try db.beginWrite()
+        var out: OpaquePointer?
+        XCTAssertEqual(columnar_txn_begin_read_at(writer.handle, &out), COLUMNAR_EMISUSE)
+        XCTAssertNil(out)
+        writer.rollback()
+    }
+
     func testLiveVersionsCountsDistinctPinnedVersionsPlusTheLatest() throws {
         let db = try TestDatabase(path: directory.file("live.columnar"), durability: COLUMNAR_DURABILITY_UNSAFE)
         defer { db.close() }

@@ -232,6 +232,13 @@ public final class Transaction {
         try check(columnar_txn_commit(handle), "columnar_txn_commit")
     }
 
+    /// columnar_txn_begin_read_at: another read transaction at this one's version.
+    public func beginReadAlongside() throws -> Transaction {
+        var txn: OpaquePointer?
+        try check(columnar_txn_begin_read_at(handle, &txn), "columnar_txn_begin_read_at")
+        return Transaction(txn!)
+    }
+
     /// columnar_txn_rollback. Safe to call on an ended transaction (does nothing).
     public func rollback() {
         guard isOpen else { return }

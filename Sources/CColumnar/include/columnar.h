@@ -260,6 +260,12 @@ int columnar_txn_begin_read(columnar_db *db, columnar_txn **out_txn);
  *  COLUMNAR_ELOCKFILE. */
 int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn);
 
+/** Begins another read transaction at the version `source` (a read transaction) reads, for another thread to read
+ *  that version while `source` is in use (a transaction is used by one thread at a time). The version stays
+ *  readable until both end. Errors: COLUMNAR_EMISUSE (write transaction), COLUMNAR_EPOISONED, COLUMNAR_EREADERS,
+ *  -ENOMEM. */
+int columnar_txn_begin_read_at(columnar_txn *source, columnar_txn **out_txn);
+
 /** Moves a read transaction to the latest version (invalidating pointers it handed out).
  *  Errors: COLUMNAR_EMISUSE (write transaction), COLUMNAR_ECORRUPT. */
 int columnar_txn_advance(columnar_txn *txn);

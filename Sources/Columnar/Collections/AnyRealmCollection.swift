@@ -106,6 +106,13 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
         observe(keyPaths: CollectionObservation.names(keyPaths), on: queue, block)
     }
 
+    /// Whether the wrapped collection is frozen.
+    public var isFrozen: Bool { box.isFrozen }
+    /// The wrapped collection frozen, wrapped.
+    public func freeze() -> AnyRealmCollection<Element> { box.freeze() }
+    /// The wrapped collection live on the calling thread, wrapped; nil when it no longer exists there.
+    public func thaw() -> AnyRealmCollection<Element>? { box.thaw() }
+
     /// Whether both wrap the same collection (by the wrapped type's own `==`).
     public static func == (lhs: AnyRealmCollection<Element>, rhs: AnyRealmCollection<Element>) -> Bool {
         lhs.box.isEqual(to: rhs.box)
@@ -142,6 +149,9 @@ class AnyRealmCollectionBox<Element: RealmCollectionValue> {
                  _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
         fatalError("abstract")
     }
+    var isFrozen: Bool { fatalError("abstract") }
+    func freeze() -> AnyRealmCollection<Element> { fatalError("abstract") }
+    func thaw() -> AnyRealmCollection<Element>? { fatalError("abstract") }
 }
 
 final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectionBox<Base.Element> {
@@ -149,6 +159,20 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
     let base: Base
 
     init(_ base: Base) { self.base = base }
+
+    override var isFrozen: Bool { (base as? any ThreadConfined)?.isFrozen ?? false }
+
+    override func freeze() -> AnyRealmCollection<Element> {
+        guard let confined = base as? any ThreadConfined, let realm = confined.realm else {
+            fatalError("Columnar: an unmanaged \(Base.self) cannot be frozen")
+        }
+        return AnyRealmCollection(Freezing.freezeErased(confined, core: realm.core) as! Base)
+    }
+
+    override func thaw() -> AnyRealmCollection<Element>? {
+        guard let confined = base as? any ThreadConfined, let realm = confined.realm else { return AnyRealmCollection(base) }
+        return (Freezing.thawErased(confined, core: realm.core) as? Base).map { AnyRealmCollection($0) }
+    }
 
     override func observe(keyPaths: [String]?, queue: DispatchQueue?,
                           _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)

@@ -32,6 +32,8 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         self.source = source
         self.query = query
         self.generation = generation ?? core.generation
+        // Threads share frozen results: their keys are computed now, so that reading them only reads.
+        if core.isFrozen { _ = keys }
     }
 
     /// The same source with another selection.

@@ -32,6 +32,8 @@ public struct SectionedResults<Key: _Persistable & Hashable, SectionElement: Rea
     init(results: Results<SectionElement>, sectionKey: @escaping (SectionElement) -> Key) {
         self.results = results
         self.sectionKey = sectionKey
+        // Threads share frozen sections: they are computed now, so that reading them only reads.
+        if results.core.isFrozen { _ = current() }
     }
 
     /// The sections as the Realm is now.

@@ -14,6 +14,8 @@ public protocol ThreadConfined {
     var realm: Realm? { get }
     /// Whether the value can no longer be used (deleted, or its Realm invalidated).
     var isInvalidated: Bool { get }
+    /// Whether the value is a frozen snapshot (Freezing.swift; each type also has `freeze()` and `thaw()`).
+    var isFrozen: Bool { get }
     /// How to rebuild the value in another core of the same file (an implementation detail of
     /// ThreadSafeReference and @ThreadSafe).
     func _handOverRecipe() -> _HandOverRecipe
@@ -142,8 +144,7 @@ extension ObjectBase {
     }
 }
 
-extension Object: ThreadConfined {}
-extension EmbeddedObject: ThreadConfined {}
+extension ObjectBase: ThreadConfined {}
 
 extension Results: ThreadConfined {
     public func _handOverRecipe() -> _HandOverRecipe {

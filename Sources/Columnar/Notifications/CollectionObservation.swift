@@ -80,10 +80,7 @@ enum CollectionObservation {
         block: @escaping (RealmCollectionChange<Collection>) -> Void
     ) -> NotificationToken {
         let core = results.core
-        core.checkThread()
-        precondition(!core.isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
-        precondition(!core.configuration.readOnly,
-                     "Read-only Realms do not change and do not have change notifications.")
+        core.requireObservable()
         guard let queue else {
             let registration = CollectionRegistration(collection: collection, results: results, keyPaths: keyPaths,
                                                       block: block)

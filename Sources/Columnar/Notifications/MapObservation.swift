@@ -91,10 +91,7 @@ extension Map {
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         guard let managed else { fatalError("Columnar: observe may only be called on a managed Map") }
         let core = managed.core
-        core.checkThread()
-        precondition(!core.isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
-        precondition(!core.configuration.readOnly,
-                     "Read-only Realms do not change and do not have change notifications.")
+        core.requireObservable()
         guard let queue else {
             let registration = MapRegistration(map: self, keyPaths: keyPaths, block: block)
             core.register(registration)

@@ -94,10 +94,7 @@ extension ObjectBase {
             fatalError("Only objects which are managed by a Realm support change notifications")
         }
         let core = location.core
-        core.checkThread()
-        precondition(!core.isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
-        precondition(!core.configuration.readOnly,
-                     "Read-only Realms do not change and do not have change notifications.")
+        core.requireObservable()
         guard let typed = self as? T else {
             fatalError("Columnar: observing a \(type(of: self)) with a block for ObjectChange<\(T.self)>")
         }

@@ -11,12 +11,18 @@ import Foundation
 final class ReadVersion {
     let transaction: OpaquePointer
     /// The open file, kept open until the transaction ends.
-    private let file: StorageFile
+    let file: StorageFile
 
     init(file: StorageFile) throws {
         var txn: OpaquePointer?
         try Engine.check(columnar_txn_begin_read(file.handle, &txn))
         transaction = txn!
+        self.file = file
+    }
+
+    /// Takes ownership of a read transaction of `file`.
+    init(transaction: OpaquePointer, file: StorageFile) {
+        self.transaction = transaction
         self.file = file
     }
 

@@ -64,9 +64,19 @@ struct WeakCoreReference {
 }
 
 extension RealmCore {
+    /// Stops, with RealmSwift's messages, where an observation cannot be made: a frozen or read-only Realm, inside a
+    /// write transaction, another thread.
+    func requireObservable() {
+        precondition(frozen == nil, "Frozen Realms do not change and do not have change notifications.")
+        checkThread()
+        precondition(!isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
+        precondition(!configuration.readOnly, "Read-only Realms do not change and do not have change notifications.")
+    }
+
     /// Registers an observation (outside a write transaction, on a writable Realm), to be delivered from the next
     /// delivery on. Cores with observations are watched for other threads' and processes' commits.
     func register(_ registration: NotificationRegistration, allowedInWrite: Bool = false) {
+        precondition(frozen == nil, "Frozen Realms do not change and do not have change notifications.")
         checkThread()
         precondition(allowedInWrite || !isInWriteTransaction,
                      "Cannot register notification blocks from within write transactions.")

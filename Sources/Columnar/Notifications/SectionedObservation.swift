@@ -137,10 +137,7 @@ enum SectionedObservation {
                                     register: @escaping (SectionedResults<Key, Element>) -> NotificationRegistration)
         -> NotificationToken {
         let core = sectioned.results.core
-        core.checkThread()
-        precondition(!core.isInWriteTransaction, "Cannot register notification blocks from within write transactions.")
-        precondition(!core.configuration.readOnly,
-                     "Read-only Realms do not change and do not have change notifications.")
+        core.requireObservable()
         guard let queue else {
             let registration = register(sectioned)
             core.register(registration)

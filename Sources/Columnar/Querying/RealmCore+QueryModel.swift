@@ -11,6 +11,12 @@ import QueryVM
 extension RealmCore {
     /// The query model of every class bound so far (binding the origin classes of linking-objects properties).
     func queryModel() -> QueryModel {
+        // Threads share a frozen core: its caches change under its lock only.
+        if let frozen { return frozen.lock.withLock { queryModelUnlocked() } }
+        return queryModelUnlocked()
+    }
+
+    private func queryModelUnlocked() -> QueryModel {
         if let cached = queryModelCache, cached.bindingGeneration == bindingGeneration { return cached.model }
         // Linking objects name their origin class, which no link of the bound classes may reach: bind those too.
         var known = -1
@@ -67,6 +73,12 @@ extension RealmCore {
     /// a good part of what `min(ofProperty:)` costs when an index answers it.
     func resolvedKeyPath(_ text: String, table: columnar_table_id,
                          for use: TypeChecker.KeyPathUse) throws -> CheckedPath {
+        if let frozen { return try frozen.lock.withLock { try resolvedKeyPathUnlocked(text, table: table, for: use) } }
+        return try resolvedKeyPathUnlocked(text, table: table, for: use)
+    }
+
+    private func resolvedKeyPathUnlocked(_ text: String, table: columnar_table_id,
+                                         for use: TypeChecker.KeyPathUse) throws -> CheckedPath {
         let key = ResolvedKeyPathKey(table: table, text: text, use: use)
         // The last one first: repeated aggregates of one property skip hashing the name.
         if let last = lastResolvedKeyPath, last.bindingGeneration == bindingGeneration, last.key == key {
@@ -87,7 +99,7 @@ extension RealmCore {
     /// Whether the file's index of the column keeps values in order (files written before ordered indexes keep
     /// hash-keyed ones, which only answer equality).
     private func hasOrderedIndex(table: columnar_table_id, column: columnar_col_id) -> Bool {
-        guard let transaction else { return false }
+        guard let transaction = frozen != nil ? currentTransaction : transaction else { return false }
         var info = columnar_column_info()
         return columnar_column_info_get(transaction, table, column, &info) == 0 && info.ordered_index
     }

@@ -43,6 +43,12 @@ final class RealmCore {
     private let queueMarker: QueueMarker?
     /// The run loop of the core's thread (nil for a queue's core), where notifications are delivered from.
     let ownRunLoop: RunLoop?
+    /// For a frozen core (one version, readable from any thread at once): the pinned version and each thread's
+    /// transaction at it (FrozenVersion.swift); nil for a live core.
+    let frozen: FrozenVersion?
+    var isFrozen: Bool { frozen != nil }
+    /// The frozen core of the version this (live) core reads, while some frozen value of it exists.
+    var frozenCache: WeakCoreReference?
     /// The current transaction: a read transaction, or the write transaction while `isInWriteTransaction`.
     private(set) var transaction: OpaquePointer?
     /// The read transaction, owned so that change notifications can keep the version they last reported while
@@ -92,12 +98,30 @@ final class RealmCore {
             self.queueMarker = nil
             self.ownRunLoop = RunLoop.current
         }
+        self.frozen = nil
         try beginRead()
         try SchemaMigration.run(self)
         try SchemaMigration.verifyKnownClasses(self)
         if let types = configuration.objectTypes {
             for type in types { _ = try binding(for: type) }
         }
+    }
+
+    /// A frozen core at the version `live` reads (outside a write transaction), sharing its bindings.
+    init(freezing live: RealmCore) throws {
+        precondition(!live.isInWriteTransaction, "Cannot freeze a Realm, object or collection inside a write "
+                         + "transaction: commit or cancel it first")
+        _ = live.currentTransaction
+        self.file = live.file
+        self.configuration = live.configuration
+        self.queue = nil
+        self.thread = nil
+        self.queueMarker = nil
+        self.ownRunLoop = nil
+        self.frozen = try FrozenVersion(readingAlongside: live.readVersion!)
+        self.bindings = live.bindings
+        self.managedClassesCache = live.managedClassesCache
+        self.autorefresh = false
     }
 
     deinit {
@@ -116,6 +140,7 @@ final class RealmCore {
 
     @inline(never)
     private func checkConfinementSlowly() {
+        if frozen != nil { return }   // readable from any thread
         if let queueMarker, DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker { return }
         let place = queue == nil ? "thread that opened them" : "queue they were made for"
         fatalError("Realm accessed from incorrect thread: live Realms, objects and results are confined to the "
@@ -124,11 +149,15 @@ final class RealmCore {
 
     /// Whether the calling code may use the core (its thread, or a block of its queue).
     var isOnOwningThread: Bool {
+        if frozen != nil { return true }
         if let thread { return pthread_equal(thread, pthread_self()) != 0 }
         return DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker
     }
 
     func requireWriteTransaction() {
+        if frozen != nil {
+            fatalError("Attempting to modify a frozen object - call thaw on the Object instance first.")
+        }
         checkThread()
         precondition(isInWriteTransaction,
                      "Attempting to modify object outside of a write transaction - call beginWriteTransaction on "
@@ -137,6 +166,7 @@ final class RealmCore {
 
     /// The current transaction, starting a read transaction if there is none (after `invalidate()`).
     var currentTransaction: OpaquePointer {
+        if let frozen { return frozen.transactionForCurrentThread() }
         checkThread()
         if transaction == nil {
             do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
@@ -152,6 +182,7 @@ final class RealmCore {
     }
 
     func beginWrite() throws {
+        precondition(frozen == nil, "Can't perform transactions on a frozen Realm")
         checkThread()
         precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
         var txn: OpaquePointer?
@@ -196,7 +227,7 @@ final class RealmCore {
     /// whether the version changed.
     func refresh() -> Bool {
         checkThread()
-        if isInWriteTransaction { return false }
+        if isInWriteTransaction || frozen != nil { return false }
         let before = version
         if let readVersion, isKnownUniquelyReferenced(&self.readVersion!) {
             Engine.mustSucceed(columnar_txn_advance(readVersion.transaction), "advancing the read transaction")
@@ -212,6 +243,7 @@ final class RealmCore {
 
     func invalidate() {
         checkThread()
+        if frozen != nil { return }   // a frozen Realm's version stays until its values are gone
         if isInWriteTransaction { cancelWrite() }
         readVersion = nil
         transaction = nil
@@ -241,6 +273,12 @@ final class RealmCore {
     /// The binding of a model class, creating its table and columns (and those of every class it links to)
     /// when they do not exist yet. Returns nil when the file lacks the table and the Realm is read-only.
     func binding(for type: ObjectBase.Type) throws -> ClassBinding? {
+        // Threads share a frozen core: its bindings change under its lock only.
+        if let frozen { return try frozen.lock.withLock { try bindingUnlocked(for: type) } }
+        return try bindingUnlocked(for: type)
+    }
+
+    private func bindingUnlocked(for type: ObjectBase.Type) throws -> ClassBinding? {
         if let known = bindings[ObjectIdentifier(type)] { return known }
         requireManagedClass(type)
         // Every class reachable through links, so that link columns can name their target tables.
@@ -256,8 +294,9 @@ final class RealmCore {
         }
         let check = try SchemaCheck(reachable, currentTransaction)
         let mustChange = try needsSchemaChange(reachable) || check.mustAdapt
-        if mustChange || (check.mayStamp && !configuration.readOnly) {
-            if configuration.readOnly {
+        let readOnly = configuration.readOnly || frozen != nil
+        if mustChange || (check.mayStamp && !readOnly) {
+            if readOnly {
                 if check.mustAdapt { throw check.readOnlyMismatch }
                 return nil
             }
