@@ -462,6 +462,35 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    /// `for await change in results.changes`: every change, each with a frozen copy readable in the consuming task.
+    func testChangesAsAnAsyncSequenceCarryFrozenCollections() throws {
+        let realm = try openRealm()
+        let stream = realm.objects(NoteDog.self).sorted(byKeyPath: "name").changes
+        let progress = [expectation(description: "initial"), expectation(description: "first update"),
+                        expectation(description: "second update")]
+        let seen = SeenChanges()
+        let consumer = Task.detached {
+            for await change in stream {
+                switch change {
+                case .initial(let dogs):
+                    seen.append("initial \(dogs.count) frozen \(dogs.isFrozen)")
+                case .update(let dogs, let deletions, let insertions, _):
+                    seen.append("update \(dogs.map(\.name)) -\(deletions) +\(insertions)")
+                case .error: break
+                }
+                progress[seen.count - 1].fulfill()
+                if seen.count == 3 { break }
+            }
+        }
+        wait(for: [progress[0]], timeout: 10)
+        _ = try realm.write { realm.create(NoteDog.self, value: ["name": "b"]) }
+        wait(for: [progress[1]], timeout: 10)
+        _ = try realm.write { realm.create(NoteDog.self, value: ["name": "a"]) }
+        wait(for: [progress[2]], timeout: 10)
+        consumer.cancel()
+        XCTAssertEqual(seen.all, ["initial 0 frozen true", "update [\"b\"] -[] +[0]", "update [\"a\", \"b\"] -[] +[0]"])
+    }
+
     func testRealmNotificationsAndRefreshRequired() throws {
         let realm = try openRealm()
         var notes: [Realm.Notification] = []
@@ -635,6 +664,14 @@ extension NotificationTests {
         sectionedToken.invalidate()
         mapToken.invalidate()
     }
+}
+
+final class SeenChanges: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func append(_ item: String) { lock.withLock { items.append(item) } }
+    var count: Int { lock.withLock { items.count } }
+    var all: [String] { lock.withLock { items } }
 }
 
 /// Rebuilds a new snapshot from the old one and a change set (elements inserted are taken from the new one).
