@@ -130,6 +130,25 @@ final class FreezingTests: RealmTestCase {
         XCTAssertEqual(realm.freeze().thaw(), realm)
     }
 
+    /// maximumNumberOfActiveVersions counts frozen versions: a write that would exceed it throws, and releasing the
+    /// frozen values lets writes go on.
+    func testTheActiveVersionCapCountsFrozenVersions() throws {
+        configuration.maximumNumberOfActiveVersions = 2
+        let realm = try openRealm()
+        var frozen: [Realm] = []
+        for index in 0 ..< 2 {
+            try realm.write { realm.create(NoteDog.self, value: ["name": "d\(index)"]) }
+            frozen.append(realm.freeze())
+        }
+        XCTAssertThrowsError(try realm.write { realm.create(NoteDog.self) }) { error in
+            XCTAssertTrue("\(error)".contains("versions live"), "\(error)")
+        }
+        XCTAssertEqual(frozen.map { $0.objects(NoteDog.self).count }, [1, 2])
+        frozen.removeAll()
+        try realm.write { realm.create(NoteDog.self) }
+        XCTAssertEqual(realm.objects(NoteDog.self).count, 3)
+    }
+
     /// A frozen value keeps its version's space from reuse until the last frozen value of it is released.
     func testAFrozenValueKeepsItsVersionUntilReleased() throws {
         let realm = try openRealm()
