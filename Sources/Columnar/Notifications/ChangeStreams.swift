@@ -29,15 +29,14 @@ enum ChangeStream {
     ) -> RealmChanges<RealmCollectionChange<Collection>> {
         let (stream, continuation) = AsyncStream<RealmCollectionChange<Collection>>.makeStream()
         let queue = DispatchQueue(label: "org.columnar.changes")
-        let handOver = QueueHandOver(value: (continuation, freeze))
+        let freezeHandOver = QueueHandOver(value: freeze)
         let token = observe(queue) { change in
-            let (continuation, freeze) = handOver.value
             // Frozen, the collection may go to any thread (the compiler cannot know that it is frozen).
             nonisolated(unsafe) let frozenChange: RealmCollectionChange<Collection>
             switch change {
-            case .initial(let collection): frozenChange = .initial(freeze(collection))
+            case .initial(let collection): frozenChange = .initial(freezeHandOver.value(collection))
             case .update(let collection, let deletions, let insertions, let modifications):
-                frozenChange = .update(freeze(collection), deletions: deletions, insertions: insertions,
+                frozenChange = .update(freezeHandOver.value(collection), deletions: deletions, insertions: insertions,
                                        modifications: modifications)
             case .error(let error): frozenChange = .error(error)
             }

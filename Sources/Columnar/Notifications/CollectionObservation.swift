@@ -91,15 +91,18 @@ enum CollectionObservation {
         if let binding = results.binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: core) }
         let token = NotificationToken()
         let configuration = core.configuration
-        let handOver = QueueHandOver(value: (rebuild, block))
+        // (Separate hand-overs: destructuring a tuple of them inside the block miscompiles in Swift 6.3.)
+        let rebuildHandOver = QueueHandOver(value: rebuild)
+        let blockHandOver = QueueHandOver(value: block)
         queue.async {
             let queueCore: RealmCore
             do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
                 fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
             }
-            let (rebuilt, rebuiltResults) = handOver.value.0(queueCore)
+            let rebuiltPair = rebuildHandOver.value(queueCore)
+            let rebuilt = rebuiltPair.0, rebuiltResults = rebuiltPair.1
             let registration = CollectionRegistration(collection: rebuilt, results: rebuiltResults,
-                                                      keyPaths: keyPaths, block: handOver.value.1)
+                                                      keyPaths: keyPaths, block: blockHandOver.value)
             token.attach(registration)
             guard !registration.isInvalidated else { return }
             queueCore.register(registration)

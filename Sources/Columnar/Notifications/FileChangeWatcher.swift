@@ -2,9 +2,13 @@
 // and wakes those cores on their own thread or queue (RealmCore+Notifications.swift).
 //
 // One thread per process waits on two descriptors: a pipe that commits made in this process signal, and an
-// inotify descriptor watching the data files, which the kernel signals when any process writes one (commits write
-// their header last). Woken, or every 100 ms as a fallback (a file on a filesystem without inotify events, such as
-// some network mounts), it reads each watched file's latest version and wakes every core that has not seen it.
+// inotify descriptor watching the data files, which the kernel signals when any process writes one. Woken, or
+// every 100 ms as a fallback (a file on a filesystem without inotify events, such as some network mounts), it reads
+// each watched file's latest version and wakes every core that has not seen it.
+//
+// Another process's commit writes the data file before its sync, and publishes the new version only after the
+// sync (through the lock file's shared memory, which makes no inotify event). So a write event that finds no new
+// version starts a short re-check: every millisecond for up to 250 ms, until the version appears.
 // Readers cost nothing here: only cores with observations are watched, and only while they have any.
 
 import CColumnar
@@ -105,24 +109,39 @@ final class FileChangeWatcher: @unchecked Sendable {
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        /// Until when (monotonic nanoseconds) to re-check every millisecond after a write event found nothing new.
+        var recheckUntil: UInt64 = 0
         while true {
             var descriptors = [pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0),
                                pollfd(fd: inotifyDescriptor, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&descriptors, descriptors[1].fd >= 0 ? 2 : 1, 100)
+            let rechecking = DispatchTime.now().uptimeNanoseconds < recheckUntil
+            _ = poll(&descriptors, descriptors[1].fd >= 0 ? 2 : 1, rechecking ? 1 : 100)
             while buffer.withUnsafeMutableBytes({ read(wakeDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+            var fileWritten = false
             if inotifyDescriptor >= 0 {
-                while buffer.withUnsafeMutableBytes({ read(inotifyDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+                while buffer.withUnsafeMutableBytes({ read(inotifyDescriptor, $0.baseAddress, $0.count) }) > 0 {
+                    fileWritten = true
+                }
             }
-            checkVersions()
+            if checkVersions() {
+                recheckUntil = 0
+            } else if fileWritten {
+                recheckUntil = DispatchTime.now().uptimeNanoseconds + 250_000_000
+            }
         }
     }
 
-    private func checkVersions() {
+    /// Wakes the cores that have not seen their file's latest version; returns whether any had not.
+    @discardableResult
+    private func checkVersions() -> Bool {
+        // Released cores take themselves out (RealmCore.deinit calls `forget`). Nothing here may load a core
+        // under the lock: the strong reference a weak load makes can be the last one, and the core's deinit
+        // takes the lock.
         lock.lock()
-        entries = entries.filter { $0.value.core != nil }
         let current = Array(entries.values)
         lock.unlock()
         var latest: [ObjectIdentifier: UInt64] = [:]
+        var woke = false
         for entry in current {
             let fileID = ObjectIdentifier(entry.file)
             let version = latest[fileID] ?? Self.latestVersion(of: entry.file)
@@ -130,6 +149,8 @@ final class FileChangeWatcher: @unchecked Sendable {
             guard version > entry.seenVersion, let core = entry.core else { continue }
             entry.seenVersion = version
             core.scheduleDeliveryOnOwnContext()
+            woke = true
         }
+        return woke
     }
 }

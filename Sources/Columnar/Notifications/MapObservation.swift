@@ -100,14 +100,16 @@ extension Map {
         _ = MapRegistration(map: self, keyPaths: keyPaths) { _ in }   // checks the key paths now
         let token = NotificationToken()
         let configuration = core.configuration
-        let handOver = QueueHandOver(value: (managed.location, managed.column, block))
+        let locationHandOver = QueueHandOver(value: managed.location)
+        let column = managed.column
+        let blockHandOver = QueueHandOver(value: block)
         queue.async {
             let queueCore: RealmCore
             do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
                 fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
             }
-            let map = Map<Key, Value>(location: handOver.value.0.rebound(to: queueCore), column: handOver.value.1)
-            let registration = MapRegistration(map: map, keyPaths: keyPaths, block: handOver.value.2)
+            let map = Map<Key, Value>(location: locationHandOver.value.rebound(to: queueCore), column: column)
+            let registration = MapRegistration(map: map, keyPaths: keyPaths, block: blockHandOver.value)
             token.attach(registration)
             guard !registration.isInvalidated else { return }
             queueCore.register(registration)

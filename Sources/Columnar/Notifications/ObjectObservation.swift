@@ -37,7 +37,7 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
     override func prepare(_ comparison: VersionComparison) -> (object: ObjectIdentityKey, fired: Bool)? {
         guard !isDeleted, comparison.versionChanged else { return (identity, false) }
         if !existsInNewVersion(comparison) { return (identity, true) }
-        return (identity, !comparison.modifiedKeys(node, among: [identity.key]).isEmpty)
+        return (identity, comparison.modifiedKeys(node, among: [identity.key]).contains(identity.key))
     }
 
     override func deliver(_ comparison: VersionComparison, notify: Bool, siblingFired: Bool) {
@@ -64,7 +64,8 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
         }
         for link in node.links where !changed.contains(link.column.propertyIndex) {
             let targets = comparison.linkTargets(location.binding.table, location.key, link.column)
-            if !comparison.modifiedKeys(link.child, among: targets).isEmpty { changed.append(link.column.propertyIndex) }
+            let changedTargets = comparison.modifiedKeys(link.child, among: targets)
+            if targets.contains(where: changedTargets.contains) { changed.append(link.column.propertyIndex) }
         }
         if changed.isEmpty {
             columns = ObservedNode.shallow(location.binding).columns
@@ -107,16 +108,17 @@ extension ObjectBase {
         let token = NotificationToken()
         let configuration = core.configuration
         let objectType = type(of: typed)
-        let handOver = QueueHandOver(value: (location, block))
+        let locationHandOver = QueueHandOver(value: location)
+        let blockHandOver = QueueHandOver(value: block)
         queue.async {
             let queueCore: RealmCore
             do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
                 fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
             }
-            let location = handOver.value.0.rebound(to: queueCore)
+            let location = locationHandOver.value.rebound(to: queueCore)
             guard queueCore.objectExists(location) else { return }
             let rebuilt = queueCore.materialize(objectType, binding: location.binding, key: location.key)
-            let registration = ObjectRegistration(object: rebuilt, keyPaths: keyPaths, block: handOver.value.1)
+            let registration = ObjectRegistration(object: rebuilt, keyPaths: keyPaths, block: blockHandOver.value)
             token.attach(registration)
             guard !registration.isInvalidated else { return }
             queueCore.register(registration)

@@ -32,19 +32,7 @@ struct OrderedChangeSet: Equatable {
         let newMiddle = prefix..<(new.count - suffix)
         var keptNew = [Bool](repeating: false, count: newMiddle.count)
         if !oldMiddle.isEmpty && !newMiddle.isEmpty {
-            // Identity: the value and its occurrence number within the middle part.
-            var oldPositions: [Element: [Int]] = [:]
-            for position in oldMiddle { oldPositions[old[position], default: []].append(position) }
-            var occurrences: [Element: Int] = [:]
-            var pairs: [(old: Int, new: Int)] = []
-            for position in newMiddle {
-                let element = new[position]
-                let occurrence = occurrences[element, default: 0]
-                occurrences[element] = occurrence + 1
-                if let positions = oldPositions[element], occurrence < positions.count {
-                    pairs.append((positions[occurrence], position))
-                }
-            }
+            let pairs = matchedPairs(old, oldMiddle, new, newMiddle)
             // Of the matched pairs (in new order), the longest run increasing in old order stays in place.
             let kept = longestIncreasingRun(pairs.map(\.old))
             var keptOld = Set<Int>()
@@ -68,6 +56,44 @@ struct OrderedChangeSet: Equatable {
             change.modifications.append(position)
         }
         return change
+    }
+
+    /// The (old, new) positions of the elements present in both middle parts, in new order. Elements are told
+    /// apart by value and, when a value repeats, by occurrence number; without repeats (every collection of
+    /// objects but lists) one position per value is kept, which is much cheaper than a list of them.
+    private static func matchedPairs<Element: Hashable>(_ old: [Element], _ oldMiddle: Range<Int>, _ new: [Element],
+                                                        _ newMiddle: Range<Int>) -> [(old: Int, new: Int)] {
+        var oldPosition: [Element: Int] = [:]
+        oldPosition.reserveCapacity(oldMiddle.count)
+        var repeats = false
+        for position in oldMiddle where oldPosition.updateValue(position, forKey: old[position]) != nil {
+            repeats = true
+            break
+        }
+        var pairs: [(old: Int, new: Int)] = []
+        pairs.reserveCapacity(min(oldMiddle.count, newMiddle.count))
+        if !repeats {
+            // A value repeated in the new part matches its one old position once.
+            var matched = [Bool](repeating: false, count: oldMiddle.count)
+            for position in newMiddle {
+                guard let oldIndex = oldPosition[new[position]], !matched[oldIndex - oldMiddle.lowerBound] else { continue }
+                matched[oldIndex - oldMiddle.lowerBound] = true
+                pairs.append((oldIndex, position))
+            }
+            return pairs
+        }
+        var oldPositions: [Element: [Int]] = [:]
+        for position in oldMiddle { oldPositions[old[position], default: []].append(position) }
+        var occurrences: [Element: Int] = [:]
+        for position in newMiddle {
+            let element = new[position]
+            let occurrence = occurrences[element, default: 0]
+            occurrences[element] = occurrence + 1
+            if let positions = oldPositions[element], occurrence < positions.count {
+                pairs.append((positions[occurrence], position))
+            }
+        }
+        return pairs
     }
 
     /// The indexes (into `values`) of a longest strictly increasing subsequence, in order.

@@ -146,6 +146,8 @@ extension RealmCore {
         }
         if let queue {
             queue.async(execute: wake)
+        } else if let actor {
+            Task { await runIsolated(to: actor, wake) }
         } else if let runLoop = ownRunLoop {
             // A timer is the one run-loop source another thread can add that also wakes the loop.
             let timer = Timer(timeInterval: 0, repeats: false) { _ in wake() }
@@ -159,7 +161,7 @@ extension RealmCore {
     /// needed.
     private func handleWake() {
         guard !isInWriteTransaction, !notifications.isDelivering else { return }
-        if autorefresh || queue != nil {
+        if autorefresh || queue != nil || actor != nil {
             _ = refresh()
         } else {
             deliverNotifications()   // initial callbacks need no new version

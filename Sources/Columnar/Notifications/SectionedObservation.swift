@@ -148,16 +148,17 @@ enum SectionedObservation {
         }
         let token = NotificationToken()
         let configuration = core.configuration
-        let handOver = QueueHandOver(value: (sectioned, register))
+        let sectionedHandOver = QueueHandOver(value: sectioned)
+        let registerHandOver = QueueHandOver(value: register)
         queue.async {
             let queueCore: RealmCore
             do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
                 fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
             }
-            let original = handOver.value.0
+            let original = sectionedHandOver.value
             let rebuilt = SectionedResults(results: original.results.rebound(to: queueCore),
                                            sectionKey: original.sectionKey)
-            let registration = handOver.value.1(rebuilt)
+            let registration = registerHandOver.value(rebuilt)
             token.attach(registration)
             guard !registration.isInvalidated else { return }
             queueCore.register(registration)

@@ -121,13 +121,16 @@ final class VersionComparison {
         return changed
     }
 
-    /// Of `candidates` (keys of the node's table present in both versions), those that changed as the node
-    /// observes them: an observed column differs, or an object they link to (in the new version) changed as the
-    /// link's child node observes it.
+    /// Keys of the node's table that changed as the node observes them: an observed column differs, or an object
+    /// they link to (in the new version) changed as the link's child node observes it. Every one of `candidates`
+    /// that changed is in the answer; so may be other keys (callers test membership of their own keys), which is
+    /// what makes a one-object change in a large collection cheap: without changed links below the node, the
+    /// answer is the table's changed rows, and the candidates are not even looked at.
     func modifiedKeys<Keys: Sequence>(_ node: ObservedNode, among candidates: Keys) -> Set<Int64>
         where Keys.Element == Int64 {
         guard versionChanged, subtreeChanged(node) else { return [] }
         let own = changedRows(node.table, node.columns)
+        if !node.links.contains(where: { subtreeChanged($0.child) }) { return own }
         var modified = Set<Int64>()
         var remaining: [Int64] = []
         for key in candidates {

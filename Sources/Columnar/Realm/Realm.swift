@@ -238,6 +238,27 @@ enum RealmRegistry {
         let file: String
     }
 
+    /// The core of a file for code isolated to an actor (made on first use, from that actor's code).
+    static func core(for configuration: Realm.Configuration, actor: any Actor) throws -> RealmCore {
+        let identity = configuration.storageIdentity
+        let key = QueueCoreKey(queue: ObjectIdentifier(actor as AnyObject),
+                               file: (identity.inMemory ? "memory:" : "file:") + identity.path)
+        lock.lock()
+        let existing = actorCores[key]?.core
+        lock.unlock()
+        if let existing { return existing }
+        try RealmOpening.prepare(configuration)
+        let file = try openFile(key: key.file, identity: identity, configuration: configuration)
+        let core = try RealmCore(file: file, configuration: configuration, actor: actor)
+        lock.lock()
+        actorCores = actorCores.filter { $0.value.core != nil }
+        actorCores[key] = WeakCore(core)
+        lock.unlock()
+        return core
+    }
+
+    nonisolated(unsafe) private static var actorCores: [QueueCoreKey: WeakCore] = [:]
+
     /// The core of a file for blocks of a serial queue (made on first use, from a block of that queue).
     static func core(for configuration: Realm.Configuration, queue: DispatchQueue) throws -> RealmCore {
         let identity = configuration.storageIdentity

@@ -41,6 +41,12 @@ final class RealmCore {
     private let thread: pthread_t?
     let queue: DispatchQueue?
     private let queueMarker: QueueMarker?
+    /// For a core isolated to an actor (`Realm(configuration:actor:)`): the actor, whose code alone may use it.
+    let actor: (any Actor)?
+    /// Async writes of an actor's core (ActorIsolatedRealm.swift): whether one is between taking the writer lock
+    /// and reading the version it committed, and the ones waiting for it, in order.
+    var asyncWriteInProgress = false
+    var asyncWriteWaiters: [CheckedContinuation<Void, Never>] = []
     /// The run loop of the core's thread (nil for a queue's core), where notifications are delivered from.
     let ownRunLoop: RunLoop?
     /// For a frozen core (one version, readable from any thread at once): the pinned version and each thread's
@@ -85,11 +91,17 @@ final class RealmCore {
     var addPolicy: Realm.UpdatePolicy = .error
 
     /// A core for the calling thread, or, with `queue`, for blocks running on that serial queue.
-    init(file: StorageFile, configuration: Realm.Configuration, queue: DispatchQueue? = nil) throws {
+    init(file: StorageFile, configuration: Realm.Configuration, queue: DispatchQueue? = nil,
+         actor: (any Actor)? = nil) throws {
         self.file = file
         self.configuration = configuration
         self.queue = queue
-        if let queue {
+        self.actor = actor
+        if actor != nil {
+            self.thread = nil
+            self.queueMarker = nil
+            self.ownRunLoop = nil
+        } else if let queue {
             self.thread = nil
             self.queueMarker = QueueMarker.marker(of: queue)
             self.ownRunLoop = nil
@@ -115,6 +127,7 @@ final class RealmCore {
         self.file = live.file
         self.configuration = live.configuration
         self.queue = nil
+        self.actor = nil
         self.thread = nil
         self.queueMarker = nil
         self.ownRunLoop = nil
@@ -141,18 +154,17 @@ final class RealmCore {
     @inline(never)
     private func checkConfinementSlowly() {
         if frozen != nil { return }   // readable from any thread
+        if let actor {
+            actor.preconditionIsolated("Realm accessed from incorrect thread: this Realm is isolated to an actor, and "
+                                           + "only that actor's code may use it and its objects")
+            return
+        }
         if let queueMarker, DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker { return }
         let place = queue == nil ? "thread that opened them" : "queue they were made for"
         fatalError("Realm accessed from incorrect thread: live Realms, objects and results are confined to the "
                    + "\(place) (use freeze() or open a Realm on each thread).")
     }
 
-    /// Whether the calling code may use the core (its thread, or a block of its queue).
-    var isOnOwningThread: Bool {
-        if frozen != nil { return true }
-        if let thread { return pthread_equal(thread, pthread_self()) != 0 }
-        return DispatchQueue.getSpecific(key: QueueMarker.key) === queueMarker
-    }
 
     func requireWriteTransaction() {
         if frozen != nil {
@@ -184,6 +196,8 @@ final class RealmCore {
     func beginWrite() throws {
         precondition(frozen == nil, "Can't perform transactions on a frozen Realm")
         checkThread()
+        precondition(!asyncWriteInProgress, "Cannot begin a synchronous write transaction while an asynchronous write "
+                         + "of this Realm is in progress: await it (asyncWrite) first")
         precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
         var txn: OpaquePointer?
         try Engine.check(columnar_txn_begin_write(file.handle, &txn))
@@ -198,10 +212,22 @@ final class RealmCore {
     func commitWrite(skipping: [NotificationToken] = []) throws {
         checkThread()
         precondition(isInWriteTransaction, "Can't commit a non-existing write transaction")
+        let rc = columnar_txn_commit(takeWriteTransaction())
+        try finishCommit(rc, skipping: skipping)
+    }
+
+    /// Ends the write transaction on the core's side and hands the transaction over to be committed (possibly on
+    /// another thread: the writer lock belongs to the open file, not to a thread).
+    func takeWriteTransaction() -> OpaquePointer {
+        precondition(isInWriteTransaction, "Can't commit a non-existing write transaction")
         let txn = transaction!
         transaction = nil
         isInWriteTransaction = false
-        let rc = columnar_txn_commit(txn)
+        return txn
+    }
+
+    /// After the commit of a taken write transaction returned `rc`: reads the latest version and notifies.
+    func finishCommit(_ rc: Int32, skipping: [NotificationToken] = []) throws {
         // Whatever happened, go on reading the latest version (the failed commit left the old one).
         try beginRead()
         if rc != COLUMNAR_OK {
@@ -210,6 +236,16 @@ final class RealmCore {
         }
         FileChangeWatcher.ifActive?.noteCommit(file)
         deliverNotifications(skipping: skipping, localCommit: true)
+    }
+
+    /// Makes a write transaction begun elsewhere (an async write took the writer lock off the actor) this core's.
+    func adoptWriteTransaction(_ txn: OpaquePointer) {
+        checkThread()
+        precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
+        readVersion = nil
+        transaction = txn
+        isInWriteTransaction = true
+        noteStructuralChange()
     }
 
     func cancelWrite() {

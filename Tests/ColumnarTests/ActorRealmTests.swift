@@ -1,0 +1,105 @@
+// ActorRealmTests: a Realm isolated to an actor stays usable across suspensions (the actor resumes on varying
+// threads), async writes from many tasks at once all land, in order per Realm, and observation delivered on an
+// actor sees other threads' commits.
+
+import Columnar
+import Foundation
+import XCTest
+
+actor DogStore {
+    private var realm: Realm!
+    private(set) var updates: [[Int]] = []
+    private var token: NotificationToken?
+
+    func open(_ configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    /// Reads after a suspension, which may resume on another thread.
+    func countAfterYield() async -> Int {
+        await Task.yield()
+        return realm.objects(NoteDog.self).count
+    }
+
+    func add(_ name: String) async throws -> Int {
+        try await realm.asyncWrite { realm.create(NoteDog.self, value: ["name": name]) }
+        return realm.objects(NoteDog.self).count
+    }
+
+    func failingWrite() async -> Bool {
+        struct Refused: Error {}
+        do {
+            try await realm.asyncWrite {
+                realm.create(NoteDog.self, value: ["name": "never"])
+                throw Refused()
+            }
+            return false
+        } catch {
+            return error is Refused
+        }
+    }
+
+    func count(_ predicate: String) -> Int { realm.objects(NoteDog.self).filter(predicate).count }
+
+    func startObserving() async {
+        token = realm.objects(NoteDog.self).sorted(byKeyPath: "name").observe(on: self) { store, change in
+            if case .update(_, _, let insertions, _) = change { store.updates.append(insertions) }
+        }
+    }
+
+    func stopObserving() { token?.invalidate() }
+}
+
+final class ActorRealmTests: RealmTestCase {
+    /// Acceptance: an actor-isolated Realm used across 1,000 awaits.
+    func testAnActorIsolatedRealmWorksAcrossAThousandAwaits() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        _ = try await store.add("first")
+        for _ in 0 ..< 1_000 {
+            let count = await store.countAfterYield()
+            XCTAssertEqual(count, 1)
+        }
+    }
+
+    /// Acceptance: async writes from 8 tasks at once all land.
+    func testAsyncWritesFromEightTasksAtOnceAllLand() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0 ..< 8 {
+                group.addTask {
+                    for index in 0 ..< 25 { _ = try await store.add("t\(task)-\(index)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let landed = await store.count("name BEGINSWITH 't'")
+        XCTAssertEqual(landed, 200)
+        let refused = await store.failingWrite()
+        XCTAssertTrue(refused)
+        let never = await store.count("name == 'never'")
+        XCTAssertEqual(never, 0, "a throwing block's write is rolled back")
+        // Another thread's Realm sees them all.
+        let other = try Realm(configuration: configuration)
+        XCTAssertEqual(other.objects(NoteDog.self).count, 200)
+    }
+
+    func testObservationDeliveredOnAnActor() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        await store.startObserving()
+        let configuration = self.configuration!
+        try await Task.detached {
+            let other = try Realm(configuration: configuration)
+            try other.write { other.create(NoteDog.self, value: ["name": "b"]) }
+        }.value
+        var updates: [[Int]] = []
+        for _ in 0 ..< 200 where updates.isEmpty {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            updates = await store.updates
+        }
+        XCTAssertEqual(updates, [[0]])
+        await store.stopObserving()
+    }
+}
