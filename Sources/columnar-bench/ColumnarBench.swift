@@ -4,6 +4,8 @@
 // indexes and a plain C loop; QueryWorkload.swift) and commit (durable commits against a raw write + sync, from
 // threads and processes; CommitWorkload.swift, with two tables of its own), selected with --suite. The commit
 // suite's other processes are this program again, run as `columnar-bench commit-worker ...` (CommitWorker.swift).
+// The `notifications` subcommand measures change notifications on their own (NotificationWorkload.swift); its
+// writer process is this program again too, run as `columnar-bench notification-writer ...`.
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -45,8 +47,10 @@ struct ColumnarBench: ParsableCommand {
             shared handle and with a handle each and on SQLite with a connection each, against one committer \
             (target: at least 4x) and against the 8 raw writers; 2 processes doing the same on one file. After \
             the threads and the processes, each counter is checked against the commits its committer saw \
-            acknowledged ("lost: 0").
-            """)
+            acknowledged ("lost: 0"). \
+            Change notifications are measured by the notifications subcommand (see its --help).
+            """,
+        subcommands: [NotificationBench.self])
 
     static let defaultObjectCount = 1_000_000
     static let defaultCommitCount = 2_000
@@ -114,12 +118,21 @@ struct ColumnarBench: ParsableCommand {
     var clusterSize: UInt32?
 
     /// The entry point: `commit-worker` as the first argument runs a worker of the commit suite (CommitWorker.swift),
-    /// anything else the harness. The worker is not a subcommand of the harness so that the harness's usage line
-    /// and --help stay about the harness alone.
+    /// `notification-writer` the writer process of the notifications subcommand (NotificationWriter.swift), anything
+    /// else the harness. The workers are not subcommands of the harness so that the harness's usage line and --help
+    /// stay about the harness alone.
+    ///
+    /// `notifications` is listed as a subcommand but run here, before the harness parses anything: a parent's
+    /// options may also be given after a subcommand's name, so the harness's own --commits, --objects, --dir and
+    /// --seed would take the values meant for the subcommand's options of the same names.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == CommitWorker.configuration.commandName {
             CommitWorker.main(Array(arguments.dropFirst()))
+        } else if arguments.first == NotificationWriter.configuration.commandName {
+            NotificationWriter.main(Array(arguments.dropFirst()))
+        } else if arguments.first == NotificationBench.configuration.commandName {
+            NotificationBench.main(Array(arguments.dropFirst()))
         } else {
             main(arguments)
         }
@@ -206,12 +219,12 @@ struct ColumnarBench: ParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    private static func prepareDirectory(_ path: String) throws -> String {
+    static func prepareDirectory(_ path: String) throws -> String {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 
-    private static func makeTemporaryDirectory() throws -> String {
+    static func makeTemporaryDirectory() throws -> String {
         // Foundation's temporary directory honours TMPDIR.
         var base = FileManager.default.temporaryDirectory.path
         while base.count > 1 && base.hasSuffix("/") { base.removeLast() }

@@ -177,7 +177,7 @@ enum CommitWorkerProcesses {
 
     /// Reads one line (without its newline) from `fd` a byte at a time, so nothing after it is consumed; nil at the
     /// end of the input before any byte.
-    private static func readLine(from fd: Int32) -> String? {
+    static func readLine(from fd: Int32) -> String? {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {

@@ -265,10 +265,16 @@ final class RealmCore {
         checkThread()
         if isInWriteTransaction || frozen != nil { return false }
         let before = version
-        if let readVersion, isKnownUniquelyReferenced(&self.readVersion!) {
-            Engine.mustSucceed(columnar_txn_advance(readVersion.transaction), "advancing the read transaction")
+        if readVersion != nil, notifications.base === readVersion {
+            // The notifications' base shares the read transaction: give the base a transaction of its own at this
+            // version (it reads only the rows that changed) and advance this one in place, whose caches of the
+            // unchanged clusters stay warm for re-evaluating the observed collections.
+            notifications.base = try? ReadVersion(readingAlongside: readVersion!)
+        }
+        if readVersion != nil, isKnownUniquelyReferenced(&readVersion!) {
+            Engine.mustSucceed(columnar_txn_advance(readVersion!.transaction), "advancing the read transaction")
         } else {
-            // Notifications hold the current version as the base of their next change set: read anew.
+            // Something else (a ThreadSafeReference) holds the current version: read anew.
             do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
         }
         noteStructuralChange()
