@@ -41,6 +41,11 @@ actor DogStore {
 
     func count(_ predicate: String) -> Int { realm.objects(NoteDog.self).filter(predicate).count }
 
+    func refreshedCount() async -> (changed: Bool, count: Int) {
+        let changed = await realm.asyncRefresh()
+        return (changed, realm.objects(NoteDog.self).count)
+    }
+
     func startObserving() async {
         token = realm.objects(NoteDog.self).sorted(byKeyPath: "name").observe(on: self) { store, change in
             if case .update(_, _, let insertions, _) = change { store.updates.append(insertions) }
@@ -80,9 +85,15 @@ final class ActorRealmTests: RealmTestCase {
         XCTAssertTrue(refused)
         let never = await store.count("name == 'never'")
         XCTAssertEqual(never, 0, "a throwing block's write is rolled back")
-        // Another thread's Realm sees them all.
-        let other = try Realm(configuration: configuration)
-        XCTAssertEqual(other.objects(NoteDog.self).count, 200)
+        // Another thread's Realm sees them all, and the actor's Realm sees that thread's write after asyncRefresh.
+        let configuration = self.configuration!
+        try await Task.detached {
+            let other = try Realm(configuration: configuration)
+            XCTAssertEqual(other.objects(NoteDog.self).count, 200)
+            try other.write { other.create(NoteDog.self, value: ["name": "other"]) }
+        }.value
+        let refreshed = await store.refreshedCount()
+        XCTAssertEqual(refreshed.count, 201)
     }
 
     func testObservationDeliveredOnAnActor() async throws {

@@ -83,6 +83,14 @@ extension Realm {
         return result
     }
 
+    /// Moves the Realm to the latest version and delivers its notifications; returns whether the version changed.
+    /// For Realms isolated to an actor (elsewhere `refresh()` does the same).
+    @discardableResult
+    public func asyncRefresh(_isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        precondition(core.actor != nil, "asyncRefresh is for Realms isolated to an actor; use refresh() elsewhere")
+        return core.refresh()
+    }
+
     /// Runs blocking work on a thread of the global pool and awaits it.
     private static func offTheActor<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in

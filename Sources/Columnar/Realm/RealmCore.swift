@@ -269,7 +269,8 @@ final class RealmCore {
             // The notifications' base shares the read transaction: give the base a transaction of its own at this
             // version (it reads only the rows that changed) and advance this one in place, whose caches of the
             // unchanged clusters stay warm for re-evaluating the observed collections.
-            notifications.base = try? ReadVersion(readingAlongside: readVersion!)
+            // (Without a free reader slot for it, the base keeps sharing and this core reads anew below.)
+            if let own = try? ReadVersion(readingAlongside: readVersion!) { notifications.base = own }
         }
         if readVersion != nil, isKnownUniquelyReferenced(&readVersion!) {
             Engine.mustSucceed(columnar_txn_advance(readVersion!.transaction), "advancing the read transaction")
