@@ -119,10 +119,13 @@ final class NotificationTests: RealmTestCase {
         let token = realm.objects(NoteDog.self).observe { recorder.record($0) }
         realm.refresh()
         try realm.write { realm.create(NoteOwner.self, value: ["name": "x"]) }
-        try realm.write { realm.objects(NoteDog.self).first!.name = "a" }   // the same value
         XCTAssertEqual(recorder.updates.count, 0)
-        try realm.write { realm.objects(NoteDog.self).first!.age = 2 }
+        // Setting a property to the value it holds is a modification, as in RealmSwift.
+        try realm.write { realm.objects(NoteDog.self).first!.name = "a" }
         XCTAssertEqual(recorder.updates.count, 1)
+        XCTAssertEqual(recorder.updates.last?.modifications, [0])
+        try realm.write { realm.objects(NoteDog.self).first!.age = 2 }
+        XCTAssertEqual(recorder.updates.count, 2)
         XCTAssertEqual(recorder.updates.last?.modifications, [0])
         token.invalidate()
     }
@@ -282,6 +285,11 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(changes.last?.map(\.name), ["toys"])
         try realm.write { dog.toys[0].brand = "x" }
         XCTAssertEqual(changes.count, 2, "object notifications are shallow by default")
+        try realm.write { dog.age = dog.age }   // self-assignment notifies, as the Object reference says
+        XCTAssertEqual(changes.count, 3)
+        XCTAssertEqual(changes.last?.map(\.name), ["age"])
+        XCTAssertEqual(changes.last?.first?.oldValue as? Int, 4)
+        XCTAssertEqual(changes.last?.first?.newValue as? Int, 4)
         try realm.write { realm.delete(dog) }
         XCTAssertEqual(deleted, 1)
         token.invalidate()

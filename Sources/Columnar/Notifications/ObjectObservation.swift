@@ -59,7 +59,8 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
         var changed: [Int] = []
         var columns = node.columns
         for column in columns where comparison.columnDiffers(location.binding.table, location.key, column,
-                                                            old: old.transaction) {
+                                                            old: old.transaction)
+            || comparison.wasWritten(location.binding.table, location.key, column.column) {
             changed.append(column.propertyIndex)
         }
         for link in node.links where !changed.contains(link.column.propertyIndex) {

@@ -92,6 +92,7 @@ extension RealmCore {
             }
         }
         notifications.add(registration)
+        file.writeLog.markObserved()
         FileChangeWatcher.shared.watch(self)
         // Observations without a queue get their first delivery from the thread's run loop, or at the next
         // refresh or commit.

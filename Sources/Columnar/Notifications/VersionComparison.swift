@@ -24,6 +24,16 @@ final class VersionComparison {
     }
 
     private var changedRowsCache: [RowsKey: Set<Int64>] = [:]
+    /// The property writes this process's commits between the versions recorded (self-assignments included).
+    private lazy var loggedWrites: Set<CommitWriteLog.Write> = {
+        guard let old, versionChanged else { return [] }
+        return core.file.writeLog.writes(after: old.version, through: new.version)
+    }()
+
+    /// Whether a commit of this process between the versions set the property (to any value, its own included).
+    func wasWritten(_ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id) -> Bool {
+        !loggedWrites.isEmpty && loggedWrites.contains(CommitWriteLog.Write(table: table, key: key, column: column))
+    }
     private var subtreeChangedCache: [ObjectIdentifier: Bool] = [:]
 
     init(core: RealmCore, old: ReadVersion?, new: ReadVersion, isLocalCommit: Bool) {
@@ -63,6 +73,11 @@ final class VersionComparison {
                 }
             }
             // A table missing from the old version has only new objects: insertions, not modifications.
+            // Properties set to the value they held count too (when this process's commits set them).
+            let observedColumns = Set(columns.map(\.column))
+            for write in loggedWrites where write.table == table && observedColumns.contains(write.column) {
+                changed.insert(write.key)
+            }
         }
         changedRowsCache[cacheKey] = changed
         return changed

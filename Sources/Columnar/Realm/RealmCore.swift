@@ -43,6 +43,8 @@ final class RealmCore {
     private let queueMarker: QueueMarker?
     /// For a core isolated to an actor (`Realm(configuration:actor:)`): the actor, whose code alone may use it.
     let actor: (any Actor)?
+    /// The properties the write transaction has set, recorded while the file has observers (CommitWriteLog.swift).
+    private var writesOfTransaction: Set<CommitWriteLog.Write>?
     /// Async writes of an actor's core (ActorIsolatedRealm.swift): whether one is between taking the writer lock
     /// and reading the version it committed, and the ones waiting for it, in order.
     var asyncWriteInProgress = false
@@ -205,6 +207,7 @@ final class RealmCore {
         readVersion = nil
         transaction = txn
         isInWriteTransaction = true
+        writesOfTransaction = file.writeLog.isObserved ? [] : nil
         noteStructuralChange()
     }
 
@@ -223,7 +226,20 @@ final class RealmCore {
         let txn = transaction!
         transaction = nil
         isInWriteTransaction = false
+        if let writes = writesOfTransaction {
+            // Filed before the commit, under the version it will make: a delivery can only see that version after
+            // the commit, and a failed commit's entry names a version that will be another commit's (which then
+            // replaces it), at worst reporting a spurious modification.
+            file.writeLog.record(writes, version: columnar_txn_version(txn) + 1)
+            writesOfTransaction = nil
+        }
         return txn
+    }
+
+    /// Records that the write transaction set a property (for notifications of self-assignment).
+    @inline(__always)
+    private func noteWrite(_ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id) {
+        if writesOfTransaction != nil { writesOfTransaction!.insert(CommitWriteLog.Write(table: table, key: key, column: column)) }
     }
 
     /// After the commit of a taken write transaction returned `rc`: reads the latest version and notifies.
@@ -245,6 +261,7 @@ final class RealmCore {
         readVersion = nil
         transaction = txn
         isInWriteTransaction = true
+        writesOfTransaction = file.writeLog.isObserved ? [] : nil
         noteStructuralChange()
     }
 
@@ -254,6 +271,7 @@ final class RealmCore {
         columnar_txn_rollback(transaction!)
         transaction = nil
         isInWriteTransaction = false
+        writesOfTransaction = nil
         bindings.removeAll()   // tables or columns created in the transaction are gone
         do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
         deliverNotifications()
@@ -603,6 +621,7 @@ final class RealmCore {
         try value._withValue(in: Realm(core: self)) { engineValue in
             try Engine.check(columnar_obj_set(txn, location.binding.table, location.key, column, &engineValue))
         }
+        noteWrite(location.binding.table, location.key, column)
         noteLocalChange()
         deleteOrphans(replacedEmbedded)
     }
@@ -637,6 +656,7 @@ final class RealmCore {
             fatalError("Primary key can't be changed after an object is inserted.")
         }
         try Engine.check(columnar_obj_set(txn, binding.table, key, column, &scalar))
+        noteWrite(binding.table, key, column)
         noteLocalChange()
     }
 
