@@ -53,6 +53,19 @@ actor DogStore {
     }
 
     func stopObserving() { token?.invalidate() }
+
+    private(set) var listUpdates: [[Int]] = []
+    private var listToken: NotificationToken?
+
+    /// Observes an owner's list of dogs on this actor (made here if missing).
+    func startObservingList() throws {
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "list owner"]) }
+        listToken = owner.dogs.observe(on: self) { store, change in
+            if case .update(_, _, let insertions, _) = change { store.listUpdates.append(insertions) }
+        }
+    }
+
+    func stopObservingList() { listToken?.invalidate() }
 }
 
 final class ActorRealmTests: RealmTestCase {
@@ -112,5 +125,26 @@ final class ActorRealmTests: RealmTestCase {
         }
         XCTAssertEqual(updates, [[0]])
         await store.stopObserving()
+    }
+
+    func testListObservationDeliveredOnAnActor() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        try await store.startObservingList()
+        let configuration = self.configuration!
+        // Let the actor deliver the initial state first, then append from another thread.
+        try await Task.sleep(nanoseconds: 50_000_000)
+        try await Task.detached {
+            let other = try Realm(configuration: configuration)
+            let owner = try XCTUnwrap(other.objects(NoteOwner.self).filter("name == 'list owner'").first)
+            try other.write { owner.dogs.append(other.create(NoteDog.self, value: ["name": "listed"])) }
+        }.value
+        var updates: [[Int]] = []
+        for _ in 0 ..< 200 where updates.isEmpty {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            updates = await store.listUpdates
+        }
+        XCTAssertEqual(updates, [[0]])
+        await store.stopObservingList()
     }
 }

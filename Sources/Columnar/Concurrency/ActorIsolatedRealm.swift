@@ -120,6 +120,56 @@ extension Results {
     }
 }
 
+extension List {
+    /// Registers a block called, isolated to `actor`, with the list's changes (see `observe(keyPaths:on:_:)`); the
+    /// list it receives belongs to `actor`'s Realm of the same file.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
+        -> NotificationToken {
+        let results = _elementResults("observe")
+        let location = QueueHandOver(value: managed!.location)
+        let column = managed!.column
+        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
+            let list = List<Element>(location: location.value.rebound(to: core), column: column)
+            return (list, list._elementResults("observe"))
+        }
+    }
+}
+
+extension MutableSet {
+    /// Registers a block called, isolated to `actor`, with the set's changes (see `observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
+        -> NotificationToken {
+        let results = _elementResults("observe")
+        let location = QueueHandOver(value: managed!.location)
+        let column = managed!.column
+        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
+            let set = MutableSet<Element>(location: location.value.rebound(to: core), column: column)
+            return (set, set._elementResults("observe"))
+        }
+    }
+}
+
+extension LinkingObjects {
+    /// Registers a block called, isolated to `actor`, with the linking objects' changes (see
+    /// `observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void)
+        -> NotificationToken {
+        let results = _elementResults("observe")
+        guard case .backlinks(let owner, _, _) = results.source else {
+            fatalError("Columnar: linking objects without a managed object cannot be observed")
+        }
+        let location = QueueHandOver(value: owner)
+        let property = propertyName
+        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
+            let rebuilt = LinkingObjects<Element>(location: location.value.rebound(to: core), originProperty: property)
+            return (rebuilt, rebuilt._elementResults("observe"))
+        }
+    }
+}
+
 extension ObjectBase {
     /// Registers a block called, isolated to `actor`, after each write that changes this object (see
     /// `observe(keyPaths:on:_:)`); the object it receives belongs to `actor`'s Realm of the same file.
@@ -148,6 +198,24 @@ extension ObjectBase {
 }
 
 enum ActorObservation {
+    /// The actor form of a collection's `observe`: checks now, then registers in the actor's core the collection
+    /// `rebuild` makes there.
+    static func collection<Collection, Element: RealmCollectionValue, A: Actor>(
+        _ results: Results<Element>, keyPaths: [String]?, on actor: A,
+        block: @Sendable @escaping (isolated A, RealmCollectionChange<Collection>) -> Void,
+        rebuild: @escaping (RealmCore) -> (Collection, Results<Element>)
+    ) -> NotificationToken {
+        results.core.requireObservable()
+        if let binding = results.binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: results.core) }
+        return start(on: actor, configuration: results.core.configuration) { core in
+            let rebuilt = rebuild(core)
+            return CollectionRegistration(collection: rebuilt.0, results: rebuilt.1, keyPaths: keyPaths) { change in
+                nonisolated(unsafe) let change = change
+                actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
+            }
+        }
+    }
+
     /// Registers, isolated to `actor`, the registration `make` builds in the actor's core of the file. The
     /// registration is made by a task on the actor, so the first callback comes after this returns.
     static func start(on actor: any Actor, configuration: Realm.Configuration,
