@@ -47,7 +47,7 @@ actor DogStore {
     }
 
     func startObserving() async {
-        token = realm.objects(NoteDog.self).sorted(byKeyPath: "name").observe(on: self) { store, change in
+        token = await realm.objects(NoteDog.self).sorted(byKeyPath: "name").observe(on: self) { store, change in
             if case .update(_, _, let insertions, _) = change { store.updates.append(insertions) }
         }
     }
@@ -58,9 +58,9 @@ actor DogStore {
     private var listToken: NotificationToken?
 
     /// Observes an owner's list of dogs on this actor (made here if missing).
-    func startObservingList() throws {
+    func startObservingList() async throws {
         let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "list owner"]) }
-        listToken = owner.dogs.observe(on: self) { store, change in
+        listToken = await owner.dogs.observe(on: self) { store, change in
             if case .update(_, _, let insertions, _) = change { store.listUpdates.append(insertions) }
         }
     }

@@ -105,8 +105,9 @@ extension Results {
     /// Registers a block called, isolated to `actor`, with the results' changes (see `observe(keyPaths:on:_:)`);
     /// the results it receives belong to `actor`'s Realm of the same file.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
-        -> NotificationToken {
+        async -> NotificationToken {
         core.requireObservable()
         if let binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: core) }
         let rebuild = QueueHandOver(value: { (core: RealmCore) in self.rebound(to: core) })
@@ -124,8 +125,9 @@ extension List {
     /// Registers a block called, isolated to `actor`, with the list's changes (see `observe(keyPaths:on:_:)`); the
     /// list it receives belongs to `actor`'s Realm of the same file.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
-        -> NotificationToken {
+        async -> NotificationToken {
         let results = _elementResults("observe")
         let location = QueueHandOver(value: managed!.location)
         let column = managed!.column
@@ -139,8 +141,9 @@ extension List {
 extension MutableSet {
     /// Registers a block called, isolated to `actor`, with the set's changes (see `observe(keyPaths:on:_:)`).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
-        -> NotificationToken {
+        async -> NotificationToken {
         let results = _elementResults("observe")
         let location = QueueHandOver(value: managed!.location)
         let column = managed!.column
@@ -155,8 +158,9 @@ extension LinkingObjects {
     /// Registers a block called, isolated to `actor`, with the linking objects' changes (see
     /// `observe(keyPaths:on:_:)`).
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void)
-        -> NotificationToken {
+        async -> NotificationToken {
         let results = _elementResults("observe")
         guard case .backlinks(let owner, _, _) = results.source else {
             fatalError("Columnar: linking objects without a managed object cannot be observed")
@@ -174,8 +178,9 @@ extension ObjectBase {
     /// Registers a block called, isolated to `actor`, after each write that changes this object (see
     /// `observe(keyPaths:on:_:)`); the object it receives belongs to `actor`'s Realm of the same file.
     public func observe<A: Actor, T: ObjectBase>(keyPaths: [String]? = nil, on actor: A,
+                                                 _isolation: isolated (any Actor)? = #isolation,
                                                  _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void)
-        -> NotificationToken {
+        async -> NotificationToken {
         guard let location = _location else {
             fatalError("Only objects which are managed by a Realm support change notifications")
         }
