@@ -430,6 +430,67 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    /// Objects, maps, lists and sectioned results observed on a queue are rebuilt there and report there.
+    func testObjectsMapsListsAndSectionsDeliverOnAQueue() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o"]) }
+        let dog = try addDogs(realm, ["Rex"])[0]
+        let queue = DispatchQueue(label: "notifications")
+        let seen = SeenChanges()
+        let initials = expectation(description: "initial callbacks")
+        initials.expectedFulfillmentCount = 3
+        let updates = expectation(description: "updates")
+        updates.expectedFulfillmentCount = 4
+        let tokens = [
+            dog.observe(on: queue) { (change: ObjectChange<NoteDog>) in
+                dispatchPrecondition(condition: .onQueue(queue))
+                if case .change(let object, let properties) = change {
+                    seen.append("object \(object.name) \(properties.map(\.name))")
+                    updates.fulfill()
+                }
+            },
+            dog.tags.observe(on: queue) { change in
+                dispatchPrecondition(condition: .onQueue(queue))
+                switch change {
+                case .initial: initials.fulfill()
+                case .update(let map, _, let insertions, _):
+                    seen.append("map \(insertions) \(map["k"] ?? "nil")")
+                    updates.fulfill()
+                case .error: break
+                }
+            },
+            owner.dogs.observe(on: queue) { change in
+                dispatchPrecondition(condition: .onQueue(queue))
+                switch change {
+                case .initial: initials.fulfill()
+                case .update(let dogs, _, let insertions, _):
+                    seen.append("list \(insertions) \(dogs.map(\.name))")
+                    updates.fulfill()
+                case .error: break
+                }
+            },
+            realm.objects(NoteDog.self).sectioned(by: \.age).observe(on: queue) { change in
+                dispatchPrecondition(condition: .onQueue(queue))
+                switch change {
+                case .initial: initials.fulfill()
+                case .update(let sections, _, _, _, let inserted, _):
+                    seen.append("sections \(Array(inserted)) \(sections.allKeys)")
+                    updates.fulfill()
+                }
+            },
+        ]
+        wait(for: [initials], timeout: 10)
+        try realm.write {
+            dog.age = 3
+            dog.tags["k"] = "v"
+            owner.dogs.append(dog)
+        }
+        wait(for: [updates], timeout: 10)
+        XCTAssertEqual(seen.all.sorted(), ["list [0] [\"Rex\"]", "map [\"k\"] v", "object Rex [\"age\", \"tags\"]",
+                                           "sections [0] [3]"].sorted())
+        tokens.forEach { $0.invalidate() }
+    }
+
     /// Without a queue, a commit on another thread reaches the observing thread through its run loop
     /// (autorefresh), with no `refresh()` call.
     func testDeliveryFromTheRunLoopAfterAnotherThreadCommits() throws {

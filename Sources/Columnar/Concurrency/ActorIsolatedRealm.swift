@@ -100,6 +100,18 @@ extension Realm {
 }
 
 // MARK: Observation on an actor
+//
+// The observation is registered in the actor's core of the file (ConfinedObservation.swift), and the callback,
+// which runs there, is called isolated to the actor.
+
+/// A callback that runs in the actor's core (so on the actor's executor), called with the actor isolated.
+private func onActor<A: Actor, Change>(_ actor: A, _ block: @Sendable @escaping (isolated A, Change) -> Void)
+    -> (Change) -> Void {
+    { change in
+        nonisolated(unsafe) let change = change
+        actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
+    }
+}
 
 extension Results {
     /// Registers a block called, isolated to `actor`, with the results' changes (see `observe(keyPaths:on:_:)`);
@@ -108,16 +120,8 @@ extension Results {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
         async -> NotificationToken {
-        core.requireObservable()
-        if let binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: core) }
-        let rebuild = QueueHandOver(value: { (core: RealmCore) in self.rebound(to: core) })
-        return ActorObservation.start(on: actor, configuration: core.configuration) { core in
-            let rebuilt = rebuild.value(core)
-            return CollectionRegistration(collection: rebuilt, results: rebuilt, keyPaths: keyPaths) { change in
-                nonisolated(unsafe) let change = change
-                actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
-            }
-        }
+        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0 },
+                                    block: onActor(actor, block))
     }
 }
 
@@ -128,13 +132,8 @@ extension List {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async -> NotificationToken {
-        let results = _elementResults("observe")
-        let location = QueueHandOver(value: managed!.location)
-        let column = managed!.column
-        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
-            let list = List<Element>(location: location.value.rebound(to: core), column: column)
-            return (list, list._elementResults("observe"))
-        }
+        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                    block: onActor(actor, block))
     }
 }
 
@@ -144,13 +143,8 @@ extension MutableSet {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
         async -> NotificationToken {
-        let results = _elementResults("observe")
-        let location = QueueHandOver(value: managed!.location)
-        let column = managed!.column
-        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
-            let set = MutableSet<Element>(location: location.value.rebound(to: core), column: column)
-            return (set, set._elementResults("observe"))
-        }
+        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                    block: onActor(actor, block))
     }
 }
 
@@ -161,16 +155,8 @@ extension LinkingObjects {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void)
         async -> NotificationToken {
-        let results = _elementResults("observe")
-        guard case .backlinks(let owner, _, _) = results.source else {
-            fatalError("Columnar: linking objects without a managed object cannot be observed")
-        }
-        let location = QueueHandOver(value: owner)
-        let property = propertyName
-        return ActorObservation.collection(results, keyPaths: keyPaths, on: actor, block: block) { core in
-            let rebuilt = LinkingObjects<Element>(location: location.value.rebound(to: core), originProperty: property)
-            return (rebuilt, rebuilt._elementResults("observe"))
-        }
+        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                    block: onActor(actor, block))
     }
 }
 
@@ -181,66 +167,6 @@ extension ObjectBase {
                                                  _isolation: isolated (any Actor)? = #isolation,
                                                  _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void)
         async -> NotificationToken {
-        guard let location = _location else {
-            fatalError("Only objects which are managed by a Realm support change notifications")
-        }
-        location.core.requireObservable()
-        if let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: location.binding, in: location.core) }
-        let objectType = type(of: self)
-        let handOver = QueueHandOver(value: location)
-        return ActorObservation.start(on: actor, configuration: location.core.configuration) { core in
-            let rebound = handOver.value.rebound(to: core)
-            guard core.objectExists(rebound),
-                  let object = core.materialize(objectType, binding: rebound.binding, key: rebound.key) as? T else {
-                return nil
-            }
-            return ObjectRegistration(object: object, keyPaths: keyPaths) { change in
-                nonisolated(unsafe) let change = change
-                actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
-            }
-        }
-    }
-}
-
-enum ActorObservation {
-    /// The actor form of a collection's `observe`: checks now, then registers in the actor's core the collection
-    /// `rebuild` makes there.
-    static func collection<Collection, Element: RealmCollectionValue, A: Actor>(
-        _ results: Results<Element>, keyPaths: [String]?, on actor: A,
-        block: @Sendable @escaping (isolated A, RealmCollectionChange<Collection>) -> Void,
-        rebuild: @escaping (RealmCore) -> (Collection, Results<Element>)
-    ) -> NotificationToken {
-        results.core.requireObservable()
-        if let binding = results.binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: results.core) }
-        return start(on: actor, configuration: results.core.configuration) { core in
-            let rebuilt = rebuild(core)
-            return CollectionRegistration(collection: rebuilt.0, results: rebuilt.1, keyPaths: keyPaths) { change in
-                nonisolated(unsafe) let change = change
-                actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
-            }
-        }
-    }
-
-    /// Registers, isolated to `actor`, the registration `make` builds in the actor's core of the file. The
-    /// registration is made by a task on the actor, so the first callback comes after this returns.
-    static func start(on actor: any Actor, configuration: Realm.Configuration,
-                      _ make: @escaping (RealmCore) -> NotificationRegistration?) -> NotificationToken {
-        let token = NotificationToken()
-        let tokenHandOver = QueueHandOver(value: token)
-        let makeHandOver = QueueHandOver(value: make)
-        let configurationHandOver = QueueHandOver(value: configuration)
-        Task {
-            await runIsolated(to: actor) {
-                let core: RealmCore
-                do { core = try RealmRegistry.core(for: configurationHandOver.value, actor: actor) } catch {
-                    fatalError("Columnar: cannot open the Realm on the observing actor: \(error)")
-                }
-                guard let registration = makeHandOver.value(core) else { return }
-                tokenHandOver.value.attach(registration)
-                guard !registration.isInvalidated else { return }
-                core.register(registration)
-            }
-        }
-        return token
+        ObjectObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
     }
 }

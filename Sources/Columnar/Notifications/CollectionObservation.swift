@@ -5,18 +5,13 @@
 // the notifications' base version, and each delivery diffs them with the new ones (OrderedChangeSet) and asks the
 // version comparison which kept objects changed as the key paths observe them.
 //
-// With a queue, the collection is rebuilt on that queue, in a core confined to the queue, and the callback receives
-// that copy (usable on the queue for as long as the application keeps it there); the initial callback follows
-// from the queue. Without one, the callback runs on the observing thread, from its run loop or synchronously in
-// `refresh()` and after its own commits.
+// With a queue (or an actor: ActorIsolatedRealm.swift), the collection is rebuilt there, in that context's own core
+// (ConfinedObservation.swift), and the callback receives that copy, usable there for as long as the application
+// keeps it; the initial callback follows from that context. Without one, the callback runs on the observing
+// thread, from its run loop or synchronously in `refresh()` and after its own commits.
 
 import CColumnar
 import Foundation
-
-/// A value handed to a serial queue that only that queue uses (the checks that matter are the cores' own).
-struct QueueHandOver<Value>: @unchecked Sendable {
-    let value: Value
-}
 
 final class CollectionRegistration<Collection, Element: RealmCollectionValue>: NotificationRegistration {
     private let collection: Collection
@@ -72,16 +67,18 @@ final class CollectionRegistration<Collection, Element: RealmCollectionValue>: N
 }
 
 enum CollectionObservation {
-    /// Registers an observation of `collection` (whose elements `results` are), on the observing thread or on
-    /// `queue` (where `rebuild` makes the collection and its results again in the queue's core).
-    static func start<Collection, Element: RealmCollectionValue>(
-        _ collection: Collection, results: Results<Element>, keyPaths: [String]?, queue: DispatchQueue?,
-        rebuild: @escaping (RealmCore) -> (Collection, Results<Element>),
+    /// Registers an observation of `collection`, whose elements `elements` gives as Results, on the observing
+    /// thread, or in `context` (a serial queue or an actor), where the collection is rebuilt with its hand-over
+    /// recipe, as a ThreadSafeReference rebuilds it.
+    static func start<Collection: ThreadConfined, Element: RealmCollectionValue>(
+        _ collection: Collection, in context: ConfinementContext?, keyPaths: [String]?,
+        elements: @escaping (Collection) -> Results<Element>,
         block: @escaping (RealmCollectionChange<Collection>) -> Void
     ) -> NotificationToken {
+        let results = elements(collection)
         let core = results.core
         core.requireObservable()
-        guard let queue else {
+        guard let context else {
             let registration = CollectionRegistration(collection: collection, results: results, keyPaths: keyPaths,
                                                       block: block)
             core.register(registration)
@@ -89,25 +86,12 @@ enum CollectionObservation {
         }
         // Key paths are checked now, on the observing thread, so a mistake stops at the call.
         if let binding = results.binding, let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: binding, in: core) }
-        let token = NotificationToken()
-        let configuration = core.configuration
-        // (Separate hand-overs: destructuring a tuple of them inside the block miscompiles in Swift 6.3.)
-        let rebuildHandOver = QueueHandOver(value: rebuild)
-        let blockHandOver = QueueHandOver(value: block)
-        queue.async {
-            let queueCore: RealmCore
-            do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
-                fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
-            }
-            let rebuiltPair = rebuildHandOver.value(queueCore)
-            let rebuilt = rebuiltPair.0, rebuiltResults = rebuiltPair.1
-            let registration = CollectionRegistration(collection: rebuilt, results: rebuiltResults,
-                                                      keyPaths: keyPaths, block: blockHandOver.value)
-            token.attach(registration)
-            guard !registration.isInvalidated else { return }
-            queueCore.register(registration)
+        let recipe = collection._handOverRecipe()
+        return ConfinedObservation.start(in: context, configuration: core.configuration) { confinedCore in
+            guard let rebuilt = recipe.rebuild(confinedCore) as? Collection else { return nil }
+            return CollectionRegistration(collection: rebuilt, results: elements(rebuilt), keyPaths: keyPaths,
+                                          block: block)
         }
-        return token
     }
 
     /// Key paths given as Swift key paths, as property names.
@@ -161,10 +145,8 @@ extension Results {
     /// notifications are wanted. Not inside a write transaction, nor on a read-only Realm.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results<Element>>) -> Void) -> NotificationToken {
-        CollectionObservation.start(self, results: self, keyPaths: keyPaths, queue: queue, rebuild: { core in
-            let rebuilt = self.rebound(to: core)
-            return (rebuilt, rebuilt)
-        }, block: block)
+        CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
+                                    elements: { $0 }, block: block)
     }
 
     /// `observe(keyPaths:on:_:)` with Swift key paths.
@@ -180,13 +162,8 @@ extension List {
     /// managed.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        let results = _elementResults("observe")
-        let column = managed!.column
-        let location = managed!.location
-        return CollectionObservation.start(self, results: results, keyPaths: keyPaths, queue: queue, rebuild: { core in
-            let list = List<Element>(location: location.rebound(to: core), column: column)
-            return (list, list._elementResults("observe"))
-        }, block: block)
+        CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }, block: block)
     }
 
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
@@ -201,13 +178,8 @@ extension MutableSet {
     /// managed. Positions are those of the set's iteration order.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet<Element>>) -> Void) -> NotificationToken {
-        let results = _elementResults("observe")
-        let column = managed!.column
-        let location = managed!.location
-        return CollectionObservation.start(self, results: results, keyPaths: keyPaths, queue: queue, rebuild: { core in
-            let set = MutableSet<Element>(location: location.rebound(to: core), column: column)
-            return (set, set._elementResults("observe"))
-        }, block: block)
+        CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }, block: block)
     }
 
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
@@ -222,15 +194,8 @@ extension LinkingObjects {
     /// must belong to a managed object.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<LinkingObjects<Element>>) -> Void) -> NotificationToken {
-        let results = _elementResults("observe")
-        guard case .backlinks(let location, _, _) = results.source else {
-            fatalError("Columnar: linking objects without a managed object cannot be observed")
-        }
-        let property = propertyName
-        return CollectionObservation.start(self, results: results, keyPaths: keyPaths, queue: queue, rebuild: { core in
-            let rebuilt = LinkingObjects<Element>(location: location.rebound(to: core), originProperty: property)
-            return (rebuilt, rebuilt._elementResults("observe"))
-        }, block: block)
+        CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }, block: block)
     }
 
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,

@@ -98,22 +98,10 @@ extension Map {
             return NotificationToken(registration)
         }
         _ = MapRegistration(map: self, keyPaths: keyPaths) { _ in }   // checks the key paths now
-        let token = NotificationToken()
-        let configuration = core.configuration
-        let locationHandOver = QueueHandOver(value: managed.location)
-        let column = managed.column
-        let blockHandOver = QueueHandOver(value: block)
-        queue.async {
-            let queueCore: RealmCore
-            do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
-                fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
-            }
-            let map = Map<Key, Value>(location: locationHandOver.value.rebound(to: queueCore), column: column)
-            let registration = MapRegistration(map: map, keyPaths: keyPaths, block: blockHandOver.value)
-            token.attach(registration)
-            guard !registration.isInvalidated else { return }
-            queueCore.register(registration)
+        let recipe = _handOverRecipe()
+        return ConfinedObservation.start(in: .queue(queue), configuration: core.configuration) { queueCore in
+            guard let rebuilt = recipe.rebuild(queueCore) as? Map<Key, Value> else { return nil }
+            return MapRegistration(map: rebuilt, keyPaths: keyPaths, block: block)
         }
-        return token
     }
 }

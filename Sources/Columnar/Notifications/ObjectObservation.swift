@@ -92,44 +92,40 @@ extension ObjectBase {
     /// notifications are wanted. Not inside a write transaction, nor on a read-only Realm.
     public func observe<T: ObjectBase>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                        _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
-        guard let location = _location else {
-            fatalError("Only objects which are managed by a Realm support change notifications")
-        }
-        let core = location.core
-        core.requireObservable()
-        guard let typed = self as? T else {
-            fatalError("Columnar: observing a \(type(of: self)) with a block for ObjectChange<\(T.self)>")
-        }
-        guard let queue else {
-            let registration = ObjectRegistration(object: typed, keyPaths: keyPaths, block: block)
-            core.register(registration)
-            return NotificationToken(registration)
-        }
-        if let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: location.binding, in: core) }
-        let token = NotificationToken()
-        let configuration = core.configuration
-        let objectType = type(of: typed)
-        let locationHandOver = QueueHandOver(value: location)
-        let blockHandOver = QueueHandOver(value: block)
-        queue.async {
-            let queueCore: RealmCore
-            do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
-                fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
-            }
-            let location = locationHandOver.value.rebound(to: queueCore)
-            guard queueCore.objectExists(location) else { return }
-            let rebuilt = queueCore.materialize(objectType, binding: location.binding, key: location.key)
-            let registration = ObjectRegistration(object: rebuilt, keyPaths: keyPaths, block: blockHandOver.value)
-            token.attach(registration)
-            guard !registration.isInvalidated else { return }
-            queueCore.register(registration)
-        }
-        return token
+        ObjectObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths, block: block)
     }
 
     /// `observe(keyPaths:on:_:)` with Swift key paths.
     public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
                                        _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         observe(keyPaths: CollectionObservation.names(keyPaths), on: queue, block)
+    }
+}
+
+enum ObjectObservation {
+    /// Registers an observation of `object` on the observing thread, or in `context` (a serial queue or an
+    /// actor), where the object is rebuilt with its hand-over recipe (nothing is registered if it was deleted
+    /// meanwhile).
+    static func start<T: ObjectBase>(_ object: ObjectBase, in context: ConfinementContext?, keyPaths: [String]?,
+                                     block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        guard let location = object._location else {
+            fatalError("Only objects which are managed by a Realm support change notifications")
+        }
+        let core = location.core
+        core.requireObservable()
+        guard let typed = object as? T else {
+            fatalError("Columnar: observing a \(type(of: object)) with a block for ObjectChange<\(T.self)>")
+        }
+        guard let context else {
+            let registration = ObjectRegistration(object: typed, keyPaths: keyPaths, block: block)
+            core.register(registration)
+            return NotificationToken(registration)
+        }
+        if let keyPaths { _ = ObservedNode.keyPaths(keyPaths, of: location.binding, in: core) }
+        let recipe = object._handOverRecipe()
+        return ConfinedObservation.start(in: context, configuration: core.configuration) { confinedCore in
+            guard let rebuilt = recipe.rebuild(confinedCore) as? T else { return nil }
+            return ObjectRegistration(object: rebuilt, keyPaths: keyPaths, block: block)
+        }
     }
 }

@@ -145,10 +145,8 @@ extension RealmCore {
             core.notifications.wakeDone()
             core.handleWake()
         }
-        if let queue {
-            queue.async(execute: wake)
-        } else if let actor {
-            Task { await runIsolated(to: actor, wake) }
+        if let context = confinementContext {
+            context.perform(wake)
         } else if let runLoop = ownRunLoop {
             // A timer is the one run-loop source another thread can add that also wakes the loop.
             let timer = Timer(timeInterval: 0, repeats: false) { _ in wake() }
@@ -162,7 +160,7 @@ extension RealmCore {
     /// needed.
     private func handleWake() {
         guard !isInWriteTransaction, !notifications.isDelivering else { return }
-        if autorefresh || queue != nil || actor != nil {
+        if autorefresh || confinementContext != nil {
             _ = refresh()
         } else {
             deliverNotifications()   // initial callbacks need no new version

@@ -146,23 +146,11 @@ enum SectionedObservation {
         if let binding = sectioned.results.binding, let keyPaths {
             _ = ObservedNode.keyPaths(keyPaths, of: binding, in: core)
         }
-        let token = NotificationToken()
-        let configuration = core.configuration
-        let sectionedHandOver = QueueHandOver(value: sectioned)
-        let registerHandOver = QueueHandOver(value: register)
-        queue.async {
-            let queueCore: RealmCore
-            do { queueCore = try RealmRegistry.core(for: configuration, queue: queue) } catch {
-                fatalError("Columnar: cannot open the Realm on the notification queue: \(error)")
-            }
-            let original = sectionedHandOver.value
-            let rebuilt = SectionedResults(results: original.results.rebound(to: queueCore),
-                                           sectionKey: original.sectionKey)
-            let registration = registerHandOver.value(rebuilt)
-            token.attach(registration)
-            guard !registration.isInvalidated else { return }
-            queueCore.register(registration)
+        let recipe = sectioned.results._handOverRecipe()
+        let sectionKey = sectioned.sectionKey
+        return ConfinedObservation.start(in: .queue(queue), configuration: core.configuration) { queueCore in
+            guard let results = recipe.rebuild(queueCore) as? Results<Element> else { return nil }
+            return register(SectionedResults(results: results, sectionKey: sectionKey))
         }
-        return token
     }
 }

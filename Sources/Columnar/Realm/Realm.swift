@@ -230,49 +230,43 @@ enum RealmRegistry {
         return (files.count, (Thread.current.threadDictionary[threadKey] as? CoreTable)?.cores.count ?? 0)
     }
 
-    /// Cores confined to serial queues, by queue and file (weakly: observations on the queue hold them).
-    nonisolated(unsafe) private static var queueCores: [QueueCoreKey: WeakCore] = [:]
+    /// Cores confined to serial queues and actors, by queue or actor and file (weakly: the Realms and observations
+    /// of the context hold them).
+    nonisolated(unsafe) private static var confinedCores: [ConfinedCoreKey: WeakCore] = [:]
 
-    private struct QueueCoreKey: Hashable {
-        let queue: ObjectIdentifier
+    private struct ConfinedCoreKey: Hashable {
+        let owner: ObjectIdentifier
         let file: String
+    }
+
+    /// The core of a file for blocks of a serial queue (made on first use, from a block of that queue).
+    static func core(for configuration: Realm.Configuration, queue: DispatchQueue) throws -> RealmCore {
+        try confinedCore(for: configuration, owner: queue) { file in
+            try RealmCore(file: file, configuration: configuration, queue: queue)
+        }
     }
 
     /// The core of a file for code isolated to an actor (made on first use, from that actor's code).
     static func core(for configuration: Realm.Configuration, actor: any Actor) throws -> RealmCore {
-        let identity = configuration.storageIdentity
-        let key = QueueCoreKey(queue: ObjectIdentifier(actor as AnyObject),
-                               file: (identity.inMemory ? "memory:" : "file:") + identity.path)
-        lock.lock()
-        let existing = actorCores[key]?.core
-        lock.unlock()
-        if let existing { return existing }
-        try RealmOpening.prepare(configuration)
-        let file = try openFile(key: key.file, identity: identity, configuration: configuration)
-        let core = try RealmCore(file: file, configuration: configuration, actor: actor)
-        lock.lock()
-        actorCores = actorCores.filter { $0.value.core != nil }
-        actorCores[key] = WeakCore(core)
-        lock.unlock()
-        return core
+        try confinedCore(for: configuration, owner: actor as AnyObject) { file in
+            try RealmCore(file: file, configuration: configuration, actor: actor)
+        }
     }
 
-    nonisolated(unsafe) private static var actorCores: [QueueCoreKey: WeakCore] = [:]
-
-    /// The core of a file for blocks of a serial queue (made on first use, from a block of that queue).
-    static func core(for configuration: Realm.Configuration, queue: DispatchQueue) throws -> RealmCore {
+    private static func confinedCore(for configuration: Realm.Configuration, owner: AnyObject,
+                                     make: (StorageFile) throws -> RealmCore) throws -> RealmCore {
         let identity = configuration.storageIdentity
-        let key = QueueCoreKey(queue: ObjectIdentifier(queue), file: (identity.inMemory ? "memory:" : "file:") + identity.path)
+        let key = ConfinedCoreKey(owner: ObjectIdentifier(owner),
+                                  file: (identity.inMemory ? "memory:" : "file:") + identity.path)
         lock.lock()
-        let existing = queueCores[key]?.core
+        let existing = confinedCores[key]?.core
         lock.unlock()
         if let existing { return existing }
         try RealmOpening.prepare(configuration)
-        let file = try openFile(key: key.file, identity: identity, configuration: configuration)
-        let core = try RealmCore(file: file, configuration: configuration, queue: queue)
+        let core = try make(try openFile(key: key.file, identity: identity, configuration: configuration))
         lock.lock()
-        queueCores = queueCores.filter { $0.value.core != nil }
-        queueCores[key] = WeakCore(core)
+        confinedCores = confinedCores.filter { $0.value.core != nil }
+        confinedCores[key] = WeakCore(core)
         lock.unlock()
         return core
     }

@@ -45,6 +45,12 @@ final class RealmCore {
     let actor: (any Actor)?
     /// The properties the write transaction has set, recorded while the file has observers (CommitWriteLog.swift).
     private var writesOfTransaction: Set<CommitWriteLog.Write>?
+    /// The serial queue or actor the core is confined to (nil for a thread's core and a frozen one).
+    var confinementContext: ConfinementContext? {
+        if let queue { return .queue(queue) }
+        if let actor { return .actor(actor) }
+        return nil
+    }
     /// Async writes of an actor's core (ActorIsolatedRealm.swift): whether one is between taking the writer lock
     /// and reading the version it committed, and the ones waiting for it, in order.
     var asyncWriteInProgress = false
