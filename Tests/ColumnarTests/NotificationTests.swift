@@ -26,6 +26,7 @@ final class NoteOwner: Object {
     @Persisted var name = ""
     @Persisted var dogs: List<NoteDog>
     @Persisted var numbers: List<Int>
+    @Persisted var dogsByName: Map<String, NoteDog?>
 }
 
 final class NotificationTests: RealmTestCase {
@@ -357,6 +358,32 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(updates.last?.deletions, ["a"])
         try realm.write { dog.name = "not in the map" }
         XCTAssertEqual(updates.count, 2)
+        token.invalidate()
+    }
+
+    /// The reference's Map key-path example: a map of dogs observed with `["name"]` is told when an entry is added
+    /// or removed and when a dog's name changes, not when another property of a dog changes.
+    func testMapOfObjectsWithKeyPaths() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o"]) }
+        let dog = try addDogs(realm, ["Rex"])[0]
+        try realm.write { owner.dogsByName["rex"] = dog }
+        var updates: [(insertions: [String], modifications: [String], deletions: [String])] = []
+        let token = owner.dogsByName.observe(keyPaths: ["name"]) { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change {
+                updates.append((insertions, modifications, deletions))
+            }
+        }
+        realm.refresh()
+        try realm.write { dog.age = 5 }
+        XCTAssertEqual(updates.count, 0, "age is not observed")
+        try realm.write { dog.name = "Max" }
+        XCTAssertEqual(updates.last?.modifications, ["rex"])
+        try realm.write { owner.dogsByName["fido"] = realm.create(NoteDog.self, value: ["name": "Fido"]) }
+        XCTAssertEqual(updates.last?.insertions, ["fido"])
+        try realm.write { owner.dogsByName.removeObject(for: "rex") }
+        XCTAssertEqual(updates.last?.deletions, ["rex"])
+        XCTAssertEqual(updates.count, 3)
         token.invalidate()
     }
 
