@@ -127,6 +127,51 @@ final class QuerySemanticsTests: RealmTestCase {
         XCTAssertEqual(try names(realm, "name LIKE '**c'"), ["abc"])
     }
 
+    /// The column kernel (`name LIKE`), the object-by-object path (`dogs.name LIKE`, through a list) and a plain-Swift
+    /// matcher must agree on every pattern. Names and patterns are drawn from an alphabet that holds the wildcards
+    /// themselves, so a text `*` or `?` meets a pattern `*` or `?` (the object-by-object path once took a text `*`
+    /// for a literal match of the pattern's `*` and missed "x?y*z" LIKE "x?y*").
+    func testLikeAgreesOnTheColumnPathTheLinkPathAndAPlainMatcher() throws {
+        let alphabet = ["x", "y", "?", "*", "é", "e\u{301}", "Σ"]
+        var generator = SeededGenerator.fromEnvironment()
+        func word(_ maximum: Int) -> String {
+            (0 ..< Int.random(in: 0 ... maximum, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }
+                .joined()
+        }
+        let names = (0 ..< 120).map { _ in word(5) }
+        let realm = try openRealm()
+        try realm.write {
+            for (index, name) in names.enumerated() {
+                let person = QSPerson()
+                person.id = index + 1
+                let dog = QSDog()
+                dog.id = index + 1
+                dog.name = name
+                person.dogs.append(dog)
+                realm.add(person)
+            }
+        }
+        for _ in 0 ..< 300 {
+            let pattern = word(4)
+            let expected = names.indices.filter { Self.plainLike(Array(names[$0].unicodeScalars)[...],
+                                                                  Array(pattern.unicodeScalars)[...]) }.map { $0 + 1 }
+            let column = try realm.objects(QSDog.self).filter(checking: "name LIKE %@", pattern).map(\.id)
+            let throughList = try realm.objects(QSPerson.self).filter(checking: "dogs.name LIKE %@", pattern).map(\.id)
+            XCTAssertEqual(column, expected, "name LIKE \(pattern.debugDescription), \(generator.replayNote)")
+            XCTAssertEqual(throughList, expected, "dogs.name LIKE \(pattern.debugDescription), \(generator.replayNote)")
+        }
+    }
+
+    /// LIKE by its definition, recursively: `*` takes nothing or one more scalar, `?` exactly one.
+    private static func plainLike(_ text: ArraySlice<Unicode.Scalar>, _ pattern: ArraySlice<Unicode.Scalar>) -> Bool {
+        guard let head = pattern.first else { return text.isEmpty }
+        if head == "*" {
+            return plainLike(text, pattern.dropFirst()) || (!text.isEmpty && plainLike(text.dropFirst(), pattern))
+        }
+        guard let first = text.first, head == "?" || head == first else { return false }
+        return plainLike(text.dropFirst(), pattern.dropFirst())
+    }
+
     // MARK: Nulls and NaN
 
     func testNullEqualsOnlyNullAndNotEqualIsTheNegationOfEqual() throws {

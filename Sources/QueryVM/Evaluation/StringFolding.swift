@@ -47,12 +47,14 @@ enum Wildcard {
         var textIndex = 0, patternIndex = 0
         var starPattern = -1, starText = 0
         while textIndex < text.count {
-            if patternIndex < pattern.count && (pattern[patternIndex] == "?" || pattern[patternIndex] == text[textIndex]) {
-                textIndex += 1
-                patternIndex += 1
-            } else if patternIndex < pattern.count && pattern[patternIndex] == "*" {
+            // `*` is tested first: in the pattern it is always a wildcard, even where the text holds a `*` too.
+            if patternIndex < pattern.count && pattern[patternIndex] == "*" {
                 starPattern = patternIndex
                 starText = textIndex
+                patternIndex += 1
+            } else if patternIndex < pattern.count
+                        && (pattern[patternIndex] == "?" || pattern[patternIndex] == text[textIndex]) {
+                textIndex += 1
                 patternIndex += 1
             } else if starPattern >= 0 {
                 // Let the last `*` swallow one more character and retry from there.
