@@ -66,6 +66,36 @@ actor DogStore {
     }
 
     func stopObservingList() { listToken?.invalidate() }
+
+    private(set) var otherUpdates: [String] = []
+    private var otherTokens: [NotificationToken] = []
+
+    /// Observes a map, an AnyRealmCollection (with a Swift key path), sectioned results and one section on this
+    /// actor.
+    func startObservingMapAndSections() async throws {
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "map owner"]) }
+        otherTokens.append(await owner.dogsByName.observe(on: self) { store, change in
+            if case .update(_, _, let insertions, _) = change { store.otherUpdates.append("map +\(insertions)") }
+        })
+        let anyDogs = AnyRealmCollection(realm.objects(NoteDog.self))
+        otherTokens.append(await anyDogs.observe(keyPaths: [\NoteDog.name], on: self) { store, change in
+            if case .update(let dogs, _, let insertions, _) = change {
+                store.otherUpdates.append("any +\(insertions) of \(dogs.count)")
+            }
+        })
+        let sectioned = realm.objects(NoteDog.self).sectioned(by: \.age, ascending: true)
+        otherTokens.append(await sectioned.observe(on: self) { store, change in
+            if case .update(_, _, let insertions, _, _, _) = change {
+                store.otherUpdates.append("sectioned +\(insertions.map { [$0[0], $0[1]] })")
+            }
+        })
+        try realm.write { realm.create(NoteDog.self, value: ["name": "seed", "age": 7]) }
+        otherTokens.append(await sectioned[0].observe(on: self) { store, change in
+            if case .update(_, _, let insertions, _) = change { store.otherUpdates.append("section +\(insertions)") }
+        })
+    }
+
+    func stopObservingMapAndSections() { otherTokens.forEach { $0.invalidate() } }
 }
 
 final class ActorRealmTests: RealmTestCase {
@@ -146,5 +176,28 @@ final class ActorRealmTests: RealmTestCase {
         }
         XCTAssertEqual(updates, [[0]])
         await store.stopObservingList()
+    }
+
+    func testMapAnyCollectionAndSectionedObservationDeliveredOnAnActor() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        try await store.startObservingMapAndSections()
+        let configuration = self.configuration!
+        // Let the actor deliver the initial states first (and the seed dog's own update), then write elsewhere.
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let before = Set(await store.otherUpdates)
+        try await Task.detached {
+            let other = try Realm(configuration: configuration)
+            let owner = try XCTUnwrap(other.objects(NoteOwner.self).filter("name == 'map owner'").first)
+            try other.write { owner.dogsByName["b"] = other.create(NoteDog.self, value: ["name": "b", "age": 7]) }
+        }.value
+        let expected: Set = ["map +[\"b\"]", "any +[1] of 2", "sectioned +[[0, 1]]", "section +[1]"]
+        var updates: Set<String> = []
+        for _ in 0 ..< 250 where updates != expected {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            updates = Set(await store.otherUpdates).subtracting(before)
+        }
+        XCTAssertEqual(updates, expected)
+        await store.stopObservingMapAndSections()
     }
 }

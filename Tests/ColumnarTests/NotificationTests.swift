@@ -587,6 +587,84 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(seen.all, ["initial 0 frozen true", "update [\"b\"] -[] +[0]", "update [\"a\", \"b\"] -[] +[0]"])
     }
 
+    /// `object.changes`: each change carries the object frozen, a list among the new values frozen too, and the
+    /// sequence ends by itself after `.deleted`.
+    func testObjectChangesAsAnAsyncSequenceEndAfterDeletion() throws {
+        let realm = try openRealm()
+        let dog = try realm.write { realm.create(NoteDog.self, value: ["name": "rex"]) }
+        let stream = dog.changes
+        let seen = SeenChanges()
+        let ended = expectation(description: "the sequence ended after the deletion")
+        let consumer = Task.detached {
+            for await change in stream {
+                switch change {
+                case .change(let object, let properties):
+                    let values = properties.map { property -> String in
+                        if let toys = property.newValue as? List<NoteToy> {
+                            return "\(property.name) \(toys.count) frozen \(toys.isFrozen)"
+                        }
+                        return "\(property.name) \(property.oldValue ?? "nil") -> \(property.newValue ?? "nil")"
+                    }
+                    seen.append("change \(object.name) frozen \(object.isFrozen): \(values)")
+                case .deleted: seen.append("deleted")
+                case .error: seen.append("error")
+                }
+            }
+            ended.fulfill()
+        }
+        // No initial callback for objects: give the observation (registered on the stream's queue) time to start,
+        // then write in three steps.
+        Thread.sleep(forTimeInterval: 0.5)
+        try realm.write { dog.name = "max" }
+        try realm.write { dog.toys.append(NoteToy(value: ["brand": "acme"])) }
+        try realm.write { realm.delete(dog) }
+        wait(for: [ended], timeout: 10)
+        consumer.cancel()
+        XCTAssertEqual(seen.all, ["change max frozen true: [\"name rex -> max\"]",
+                                  "change max frozen true: [\"toys 1 frozen true\"]", "deleted"])
+    }
+
+    /// `map.changes` and `sectioned.changes`: the keys and index paths of each write, with frozen collections (a new
+    /// section's elements come with the section, not as insertions).
+    func testMapAndSectionedChangesAsAsyncSequences() throws {
+        let realm = try openRealm()
+        let owner = try realm.write { realm.create(NoteOwner.self, value: ["name": "o"]) }
+        let mapStream = owner.dogsByName.changes
+        let sectionedStream = realm.objects(NoteDog.self).sectioned(by: \.age, ascending: true).changes
+        let seen = SeenChanges()
+        let progress = (0 ..< 4).map { expectation(description: "change \($0)") }
+        let mapConsumer = Task.detached {
+            for await change in mapStream {
+                switch change {
+                case .initial(let map): seen.append("map initial \(map.count) frozen \(map.isFrozen)")
+                case .update(let map, let deletions, let insertions, let modifications):
+                    seen.append("map update \(Array(map.keys)) frozen \(map.isFrozen) -\(deletions) +\(insertions) ~\(modifications)")
+                case .error: break
+                }
+                progress[seen.count - 1].fulfill()
+            }
+        }
+        wait(for: [progress[0]], timeout: 10)
+        let sectionedConsumer = Task.detached {
+            for await change in sectionedStream {
+                switch change {
+                case .initial(let sections): seen.append("sections initial \(sections.count) frozen \(sections.isFrozen)")
+                case .update(let sections, _, let insertions, _, let sectionsToInsert, _):
+                    seen.append("sections update \(sections.allKeys) frozen \(sections.isFrozen) +\(insertions.map { [$0[0], $0[1]] }) sections +\(Array(sectionsToInsert))")
+                }
+                progress[seen.count - 1].fulfill()
+            }
+        }
+        wait(for: [progress[1]], timeout: 10)
+        try realm.write { owner.dogsByName["a"] = realm.create(NoteDog.self, value: ["name": "a", "age": 3]) }
+        wait(for: [progress[2], progress[3]], timeout: 10)
+        mapConsumer.cancel()
+        sectionedConsumer.cancel()
+        XCTAssertEqual(Set(seen.all), ["map initial 0 frozen true", "sections initial 0 frozen true",
+                                       "map update [\"a\"] frozen true -[] +[\"a\"] ~[]",
+                                       "sections update [3] frozen true +[] sections +[0]"])
+    }
+
     func testRealmNotificationsAndRefreshRequired() throws {
         let realm = try openRealm()
         var notes: [Realm.Notification] = []

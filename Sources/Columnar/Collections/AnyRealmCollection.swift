@@ -97,7 +97,13 @@ public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
         -> NotificationToken {
-        box.observe(keyPaths: keyPaths, queue: queue, block)
+        observe(keyPaths: keyPaths, in: queue.map(ConfinementContext.queue), block)
+    }
+
+    /// Observes on the observing thread, or in a serial queue's or an actor's core.
+    func observe(keyPaths: [String]?, in context: ConfinementContext?,
+                 _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
+        box.observe(keyPaths: keyPaths, in: context, block)
     }
 
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,
@@ -145,7 +151,7 @@ class AnyRealmCollectionBox<Element: RealmCollectionValue> {
     func value(forKeyPath keyPath: String) -> Any? { fatalError("abstract") }
     func setValue(_ value: Any?, forKey key: String) { fatalError("abstract") }
     func isEqual(to other: AnyRealmCollectionBox<Element>) -> Bool { fatalError("abstract") }
-    func observe(keyPaths: [String]?, queue: DispatchQueue?,
+    func observe(keyPaths: [String]?, in context: ConfinementContext?,
                  _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void) -> NotificationToken {
         fatalError("abstract")
     }
@@ -174,13 +180,13 @@ final class ConcreteRealmCollectionBox<Base: RealmCollection>: AnyRealmCollectio
         return (Freezing.thawErased(confined, core: realm.core) as? Base).map { AnyRealmCollection($0) }
     }
 
-    override func observe(keyPaths: [String]?, queue: DispatchQueue?,
+    override func observe(keyPaths: [String]?, in context: ConfinementContext?,
                           _ block: @escaping (RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
         -> NotificationToken {
         guard let observable = base as? any ErasedObservableCollection else {
             fatalError("Columnar: \(Base.self) cannot be observed")
         }
-        return observable.observeErased(keyPaths: keyPaths, queue: queue) { change in
+        return observable.observeErased(keyPaths: keyPaths, in: context) { change in
             switch change {
             case .initial(let collection): block(.initial(AnyRealmCollection(collection as! Base)))
             case .update(let collection, let deletions, let insertions, let modifications):

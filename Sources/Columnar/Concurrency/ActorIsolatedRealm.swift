@@ -170,3 +170,137 @@ extension ObjectBase {
         ObjectObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
     }
 }
+
+extension Map {
+    /// Registers a block called, isolated to `actor`, with the map's changes (see `observe(keyPaths:on:_:)`); the
+    /// map it receives belongs to `actor`'s Realm of the same file.
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void)
+        async -> NotificationToken {
+        MapObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
+    }
+}
+
+extension AnyRealmCollection {
+    /// Registers a block called, isolated to `actor`, with the wrapped collection's changes (see
+    /// `observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
+        async -> NotificationToken {
+        observe(keyPaths: keyPaths, in: ConfinementContext.actor(actor), onActor(actor, block))
+    }
+}
+
+extension SectionedResults {
+    /// Registers a block called, isolated to `actor`, with the sectioned results' changes (see
+    /// `observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void)
+        async -> NotificationToken {
+        let sectionedBlock = onActor(actor, block)
+        return SectionedObservation.start(self, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
+            SectionedRegistration(sectioned: sectioned, observed: sectioned, onlySection: nil, keyPaths: keyPaths,
+                                  sectionedBlock: sectionedBlock, sectionBlock: nil)
+        }
+    }
+}
+
+extension ResultsSection {
+    /// Registers a block called, isolated to `actor`, with this section's changes (see `observe(keyPaths:on:_:)`).
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<ResultsSection<Key, Element>>) -> Void)
+        async -> NotificationToken {
+        let key = self.key
+        let sectionBlock = onActor(actor, block)
+        return SectionedObservation.start(parent, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
+            SectionedRegistration(sectioned: sectioned, observed: ResultsSection(parent: sectioned, key: key),
+                                  onlySection: key, keyPaths: keyPaths, sectionedBlock: nil, sectionBlock: sectionBlock)
+        }
+    }
+}
+
+// MARK: Observation on an actor, with Swift key paths
+
+extension Results where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension List where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension MutableSet where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension LinkingObjects {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension AnyRealmCollection where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension SectionedResults where SectionElement: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<SectionElement>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension ResultsSection where Element: ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmCollectionChange<ResultsSection<Key, Element>>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
+extension ObjectBase {
+    /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
+    public func observe<A: Actor, T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on actor: A,
+                                                 _isolation: isolated (any Actor)? = #isolation,
+                                                 _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void)
+        async -> NotificationToken {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}

@@ -206,7 +206,7 @@ extension LinkingObjects {
 
 /// The observable collections, for AnyRealmCollection (which knows its wrapped collection only as `Any`).
 protocol ErasedObservableCollection {
-    func observeErased(keyPaths: [String]?, queue: DispatchQueue?,
+    func observeErased(keyPaths: [String]?, in context: ConfinementContext?,
                        _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken
 }
 
@@ -223,29 +223,32 @@ extension RealmCollectionChange {
 }
 
 extension Results: ErasedObservableCollection {
-    func observeErased(keyPaths: [String]?, queue: DispatchQueue?,
+    func observeErased(keyPaths: [String]?, in context: ConfinementContext?,
                        _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue) { block($0.erased) }
+        CollectionObservation.start(self, in: context, keyPaths: keyPaths, elements: { $0 }) { block($0.erased) }
     }
 }
 
 extension List: ErasedObservableCollection {
-    func observeErased(keyPaths: [String]?, queue: DispatchQueue?,
+    func observeErased(keyPaths: [String]?, in context: ConfinementContext?,
                        _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue) { block($0.erased) }
+        CollectionObservation.start(self, in: context, keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }) { block($0.erased) }
     }
 }
 
 extension MutableSet: ErasedObservableCollection {
-    func observeErased(keyPaths: [String]?, queue: DispatchQueue?,
+    func observeErased(keyPaths: [String]?, in context: ConfinementContext?,
                        _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue) { block($0.erased) }
+        CollectionObservation.start(self, in: context, keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }) { block($0.erased) }
     }
 }
 
 extension LinkingObjects: ErasedObservableCollection {
-    func observeErased(keyPaths: [String]?, queue: DispatchQueue?,
+    func observeErased(keyPaths: [String]?, in context: ConfinementContext?,
                        _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue) { block($0.erased) }
+        CollectionObservation.start(self, in: context, keyPaths: keyPaths,
+                                    elements: { $0._elementResults("observe") }) { block($0.erased) }
     }
 }

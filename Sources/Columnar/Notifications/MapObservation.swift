@@ -89,18 +89,27 @@ extension Map {
     /// managed; not inside a write transaction, nor on a read-only Realm.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        guard let managed else { fatalError("Columnar: observe may only be called on a managed Map") }
+        MapObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths, block: block)
+    }
+}
+
+enum MapObservation {
+    /// Registers an observation of `map` on the observing thread, or in `context` (a serial queue or an actor),
+    /// where the map is rebuilt with its hand-over recipe (nothing is registered if its object was deleted).
+    static func start<Key, Value>(_ map: Map<Key, Value>, in context: ConfinementContext?, keyPaths: [String]?,
+                                  block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        guard let managed = map.managed else { fatalError("Columnar: observe may only be called on a managed Map") }
         let core = managed.core
         core.requireObservable()
-        guard let queue else {
-            let registration = MapRegistration(map: self, keyPaths: keyPaths, block: block)
+        guard let context else {
+            let registration = MapRegistration(map: map, keyPaths: keyPaths, block: block)
             core.register(registration)
             return NotificationToken(registration)
         }
-        _ = MapRegistration(map: self, keyPaths: keyPaths) { _ in }   // checks the key paths now
-        let recipe = _handOverRecipe()
-        return ConfinedObservation.start(in: .queue(queue), configuration: core.configuration) { queueCore in
-            guard let rebuilt = recipe.rebuild(queueCore) as? Map<Key, Value> else { return nil }
+        _ = MapRegistration(map: map, keyPaths: keyPaths) { _ in }   // checks the key paths now
+        let recipe = map._handOverRecipe()
+        return ConfinedObservation.start(in: context, configuration: core.configuration) { confinedCore in
+            guard let rebuilt = recipe.rebuild(confinedCore) as? Map<Key, Value> else { return nil }
             return MapRegistration(map: rebuilt, keyPaths: keyPaths, block: block)
         }
     }

@@ -98,7 +98,7 @@ extension SectionedResults {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void)
         -> NotificationToken {
-        SectionedObservation.start(self, keyPaths: keyPaths, queue: queue) { sectioned in
+        SectionedObservation.start(self, keyPaths: keyPaths, in: queue.map(ConfinementContext.queue)) { sectioned in
             SectionedRegistration(sectioned: sectioned, observed: sectioned, onlySection: nil, keyPaths: keyPaths,
                                   sectionedBlock: block, sectionBlock: nil)
         }
@@ -118,7 +118,7 @@ extension ResultsSection {
                         _ block: @escaping (RealmCollectionChange<ResultsSection<Key, Element>>) -> Void)
         -> NotificationToken {
         let key = self.key
-        return SectionedObservation.start(parent, keyPaths: keyPaths, queue: queue) { sectioned in
+        return SectionedObservation.start(parent, keyPaths: keyPaths, in: queue.map(ConfinementContext.queue)) { sectioned in
             SectionedRegistration(sectioned: sectioned, observed: ResultsSection(parent: sectioned, key: key),
                                   onlySection: key, keyPaths: keyPaths, sectionedBlock: nil, sectionBlock: block)
         }
@@ -133,12 +133,12 @@ extension ResultsSection {
 
 enum SectionedObservation {
     static func start<Key, Element>(_ sectioned: SectionedResults<Key, Element>, keyPaths: [String]?,
-                                    queue: DispatchQueue?,
+                                    in context: ConfinementContext?,
                                     register: @escaping (SectionedResults<Key, Element>) -> NotificationRegistration)
         -> NotificationToken {
         let core = sectioned.results.core
         core.requireObservable()
-        guard let queue else {
+        guard let context else {
             let registration = register(sectioned)
             core.register(registration)
             return NotificationToken(registration)
@@ -148,8 +148,8 @@ enum SectionedObservation {
         }
         let recipe = sectioned.results._handOverRecipe()
         let sectionKey = sectioned.sectionKey
-        return ConfinedObservation.start(in: .queue(queue), configuration: core.configuration) { queueCore in
-            guard let results = recipe.rebuild(queueCore) as? Results<Element> else { return nil }
+        return ConfinedObservation.start(in: context, configuration: core.configuration) { confinedCore in
+            guard let results = recipe.rebuild(confinedCore) as? Results<Element> else { return nil }
             return register(SectionedResults(results: results, sectionKey: sectionKey))
         }
     }
