@@ -594,6 +594,7 @@ final class NotificationTests: RealmTestCase {
         let dog = try realm.write { realm.create(NoteDog.self, value: ["name": "rex"]) }
         let stream = dog.changes
         let seen = SeenChanges()
+        let progress = (0 ..< 3).map { expectation(description: "change \($0)") }
         let ended = expectation(description: "the sequence ended after the deletion")
         let consumer = Task.detached {
             for await change in stream {
@@ -609,16 +610,19 @@ final class NotificationTests: RealmTestCase {
                 case .deleted: seen.append("deleted")
                 case .error: seen.append("error")
                 }
+                progress[min(seen.count, 3) - 1].fulfill()
             }
             ended.fulfill()
         }
         // No initial callback for objects: give the observation (registered on the stream's queue) time to start,
-        // then write in three steps.
+        // then write in three steps, each after the previous one was seen (changes that wait coalesce).
         Thread.sleep(forTimeInterval: 0.5)
         try realm.write { dog.name = "max" }
+        wait(for: [progress[0]], timeout: 10)
         try realm.write { dog.toys.append(NoteToy(value: ["brand": "acme"])) }
+        wait(for: [progress[1]], timeout: 10)
         try realm.write { realm.delete(dog) }
-        wait(for: [ended], timeout: 10)
+        wait(for: [progress[2], ended], timeout: 10)
         consumer.cancel()
         XCTAssertEqual(seen.all, ["change max frozen true: [\"name rex -> max\"]",
                                   "change max frozen true: [\"toys 1 frozen true\"]", "deleted"])

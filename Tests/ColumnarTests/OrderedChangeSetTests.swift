@@ -46,6 +46,50 @@ final class OrderedChangeSetTests: XCTestCase {
         }
     }
 
+    /// With the movable elements given (patched results), the others stay in place, a movable element that keeps
+    /// its place among them stays too, and applying the change gives the new sequence; a hint the sequences do not
+    /// honour falls back to the general diff.
+    func testMovableElementsHint() {
+        let seed = UInt64.random(in: 0 ... .max)
+        var random = SplitMix(seed: seed)
+        for round in 0 ..< 2_000 {
+            let old = Array(0 ..< Int(random.next() % 40))
+            var movable = Set(old.filter { _ in random.next() % 6 == 0 })
+            // The others keep their order; movable ones are removed, re-placed, or new ones added.
+            var new = old.filter { !movable.contains($0) }
+            for element in movable.sorted() where random.next() % 3 != 0 {
+                new.insert(element, at: Int(random.next() % UInt64(new.count + 1)))
+            }
+            for added in 0 ..< Int(random.next() % 3) {
+                movable.insert(1_000 + added)
+                new.insert(1_000 + added, at: Int(random.next() % UInt64(new.count + 1)))
+            }
+            let lying = round % 10 == 9 && new.count > 2
+            if lying { new.swapAt(0, new.count - 1) }   // breaks the hint's promise (usually)
+            let modified = Set(new.filter { _ in random.next() % 5 == 0 })
+            let change = OrderedChangeSet.between(old, new, modified: modified, movable: movable.sorted())
+            XCTAssertEqual(change.applied(to: old) { new[$0] }, new, "seed \(seed): \(old) -> \(new)")
+            XCTAssertEqual(change.deletions, change.deletions.sorted())
+            XCTAssertEqual(change.insertions, change.insertions.sorted())
+            for position in change.modifications { XCTAssertTrue(modified.contains(new[position])) }
+            if !lying {
+                XCTAssertTrue(change.deletions.allSatisfy { movable.contains(old[$0]) }, "seed \(seed)")
+                XCTAssertTrue(change.insertions.allSatisfy { movable.contains(new[$0]) }, "seed \(seed)")
+            }
+        }
+    }
+
+    func testAMovableElementThatKeepsItsPlaceIsAModificationAndOneThatMovesIsAMove() {
+        let old = Array(0 ..< 10_000)
+        let inPlace = OrderedChangeSet.between(old, old, modified: [5_000], movable: [5_000])
+        XCTAssertEqual(inPlace, OrderedChangeSet(deletions: [], insertions: [], modifications: [5_000]))
+        var new = old
+        new.remove(at: 5_000)
+        new.insert(5_000, at: 9_000)
+        let moved = OrderedChangeSet.between(old, new, modified: [5_000], movable: [5_000])
+        XCTAssertEqual(moved, OrderedChangeSet(deletions: [5_000], insertions: [9_000], modifications: []))
+    }
+
     func testOneMovedElementIsOneDeletionAndOneInsertion() {
         let old = Array(0 ..< 10_000)
         var new = old

@@ -22,7 +22,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     let binding: ClassBinding?
     let source: ResultsSource
     let query: ResultsQuery
-    private let snapshot = KeySnapshot()
+    let snapshot = KeySnapshot()
     private let generation: UInt64
 
     init(core: RealmCore, binding: ClassBinding?, source: ResultsSource = .table, query: ResultsQuery = ResultsQuery(),
@@ -54,7 +54,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     public var isInvalidated: Bool { generation != core.generation }
 
     /// Whether the results are every object of the class, unsorted (keys then change only with the structure).
-    private var isWholeTable: Bool { source.isTable && query.isTrivial }
+    var isWholeTable: Bool { source.isTable && query.isTrivial }
 
     /// The objects' keys (for results of values, the elements' positions) at the Realm's current state.
     var keys: [columnar_key] {

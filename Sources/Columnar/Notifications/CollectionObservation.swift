@@ -51,9 +51,12 @@ final class CollectionRegistration<Collection, Element: RealmCollectionValue>: N
             change = OrderedChangeSet.between(values, newValues)
             values = newValues
         } else {
-            let newKeys = results.keys
+            // A large sorted Results changed in a few objects is patched rather than evaluated again, and then only
+            // the changed objects can have moved.
+            let patched = results.keysPatched(from: keys, comparison: comparison)
+            let newKeys = patched?.keys ?? results.keys
             let modified = node.map { comparison.modifiedKeys($0, among: newKeys) } ?? []
-            change = OrderedChangeSet.between(keys, newKeys, modified: modified)
+            change = OrderedChangeSet.between(keys, newKeys, modified: modified, movable: patched?.movable)
             keys = newKeys
         }
         guard notify, !change.isEmpty else { return }

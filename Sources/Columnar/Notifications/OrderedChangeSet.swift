@@ -19,8 +19,27 @@ struct OrderedChangeSet: Equatable {
     var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
 
     /// The change from `old` to `new`; elements kept in place that are in `modified` are modifications.
+    /// `movable`, when given (ascending), holds every element that may have moved: the others are known to keep
+    /// their relative order (patched results: objects whose sort values did not change), which lets the middle part
+    /// be diffed by looking at the movable elements only.
+    static func between<Element: Hashable & Comparable>(_ old: [Element], _ new: [Element],
+                                                        modified: Set<Element> = [],
+                                                        movable: [Element]?) -> OrderedChangeSet {
+        between(old, new, modified: modified, movable: movable, keptInMiddle: { oldMiddle, newMiddle, movable in
+            keptByMovable(old, oldMiddle, new, newMiddle, movable: movable)
+        })
+    }
+
+    /// The change from `old` to `new`; elements kept in place that are in `modified` are modifications.
     static func between<Element: Hashable>(_ old: [Element], _ new: [Element],
                                            modified: Set<Element> = []) -> OrderedChangeSet {
+        between(old, new, modified: modified, movable: nil, keptInMiddle: { _, _, _ in nil })
+    }
+
+    private static func between<Element: Hashable>(
+        _ old: [Element], _ new: [Element], modified: Set<Element>, movable: [Element]?,
+        keptInMiddle: (Range<Int>, Range<Int>, [Element]) -> (deletions: [Int], insertions: [Int])?
+    ) -> OrderedChangeSet {
         var change = OrderedChangeSet()
         var prefix = 0
         let shorter = min(old.count, new.count)
@@ -30,32 +49,121 @@ struct OrderedChangeSet: Equatable {
         // The middle parts differ at both ends.
         let oldMiddle = prefix..<(old.count - suffix)
         let newMiddle = prefix..<(new.count - suffix)
-        var keptNew = [Bool](repeating: false, count: newMiddle.count)
-        if !oldMiddle.isEmpty && !newMiddle.isEmpty {
+        // Per new middle position, whether it is kept; nil when the movable elements' diff gave the insertions
+        // directly (then a middle position is kept unless inserted).
+        var keptNew: [Bool]? = [Bool](repeating: false, count: newMiddle.count)
+        if !oldMiddle.isEmpty && !newMiddle.isEmpty, let movable,
+           let kept = keptInMiddle(oldMiddle, newMiddle, movable) {
+            keptNew = nil
+            change.deletions = kept.deletions
+            change.insertions = kept.insertions
+        } else if !oldMiddle.isEmpty && !newMiddle.isEmpty {
             let pairs = matchedPairs(old, oldMiddle, new, newMiddle)
             // Of the matched pairs (in new order), the longest run increasing in old order stays in place.
             let kept = longestIncreasingRun(pairs.map(\.old))
             var keptOld = Set<Int>()
             for index in kept {
                 keptOld.insert(pairs[index].old)
-                keptNew[pairs[index].new - prefix] = true
+                keptNew![pairs[index].new - prefix] = true
             }
             change.deletions = oldMiddle.filter { !keptOld.contains($0) }
         } else {
             change.deletions = Array(oldMiddle)
         }
-        change.insertions = newMiddle.filter { !keptNew[$0 - prefix] }
+        if let keptNew { change.insertions = newMiddle.filter { !keptNew[$0 - prefix] } }
         // Modifications: elements kept in place (prefix, suffix, and the middle's kept run) that changed. A few
         // changed elements are looked for by comparison, which is cheaper per element than hashing.
         if modified.isEmpty { return change }
-        let few = modified.count <= 8 ? Array(modified) : nil
-        for position in 0..<new.count {
-            let element = new[position]
-            guard few?.contains(element) ?? modified.contains(element) else { continue }
-            if position >= prefix && position < new.count - suffix && !keptNew[position - prefix] { continue }
-            change.modifications.append(position)
+        let insertions = change.insertions
+        func isKept(_ position: Int) -> Bool {
+            if position < prefix || position >= new.count - suffix { return true }
+            if let keptNew { return keptNew[position - prefix] }
+            return !Self.sortedContains(insertions, position)
+        }
+        if modified.count <= 8 {
+            // A few changed elements are looked for one at a time, each by a tight scan.
+            new.withUnsafeBufferPointer { elements in
+                for element in modified {
+                    for position in elements.indices where elements[position] == element && isKept(position) {
+                        change.modifications.append(position)
+                    }
+                }
+            }
+            change.modifications.sort()
+        } else {
+            for position in 0..<new.count where modified.contains(new[position]) && isKept(position) {
+                change.modifications.append(position)
+            }
         }
         return change
+    }
+
+    private static func sortedContains(_ sorted: [Int], _ value: Int) -> Bool {
+        var low = 0, high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low < sorted.count && sorted[low] == value
+    }
+
+    /// The middle parts' diff when only `movable` elements (ascending) may have changed their relative order:
+    /// every other element stays, and a movable element present in both stays when as many of the others precede
+    /// it in both (with, among several such in one gap, the longest run that keeps its order). Returns the old
+    /// positions removed and the new positions inserted (ascending); nil when the other elements do not in fact
+    /// keep their order (the general diff then runs).
+    private static func keptByMovable<Element: Hashable & Comparable>(
+        _ old: [Element], _ oldMiddle: Range<Int>, _ new: [Element], _ newMiddle: Range<Int>, movable: [Element]
+    ) -> (deletions: [Int], insertions: [Int])? {
+        func isMovable(_ element: Element) -> Bool {
+            guard let first = movable.first, let last = movable.last, element >= first, element <= last else {
+                return false
+            }
+            var low = 0, high = movable.count
+            while low < high {
+                let middle = (low + high) / 2
+                if movable[middle] < element { low = middle + 1 } else { high = middle }
+            }
+            return movable[low] == element
+        }
+        // Movable elements with their position and gap (how many other elements precede them) on each side, and a
+        // check, in the same pass, that the other elements are the same sequence on both sides.
+        var oldMovable: [Element: (position: Int, gap: Int)] = [:]
+        var newMovable: [(element: Element, position: Int, gap: Int)] = []
+        var keptOld = Set<Int>(), keptNew = Set<Int>()   // movable ones only
+        var i = oldMiddle.lowerBound, j = newMiddle.lowerBound, gap = 0
+        while i < oldMiddle.upperBound || j < newMiddle.upperBound {
+            if i < oldMiddle.upperBound && isMovable(old[i]) {
+                oldMovable[old[i]] = (i, gap)
+                i += 1
+            } else if j < newMiddle.upperBound && isMovable(new[j]) {
+                newMovable.append((new[j], j, gap))
+                j += 1
+            } else {
+                guard i < oldMiddle.upperBound, j < newMiddle.upperBound, old[i] == new[j] else { return nil }
+                i += 1
+                j += 1
+                gap += 1
+            }
+        }
+        // Movable elements in both, in the same gap, stay in place when they keep their order among themselves.
+        var start = 0
+        while start < newMovable.count {
+            var end = start + 1
+            while end < newMovable.count && newMovable[end].gap == newMovable[start].gap { end += 1 }
+            let candidates = newMovable[start..<end].compactMap { entry -> (old: Int, new: Int)? in
+                guard let oldEntry = oldMovable[entry.element], oldEntry.gap == entry.gap else { return nil }
+                return (oldEntry.position, entry.position)
+            }
+            for index in longestIncreasingRun(candidates.map(\.old)) {
+                keptOld.insert(candidates[index].old)
+                keptNew.insert(candidates[index].new)
+            }
+            start = end
+        }
+        let deletions = oldMovable.values.map(\.position).filter { !keptOld.contains($0) }.sorted()
+        let insertions = newMovable.map(\.position).filter { !keptNew.contains($0) }
+        return (deletions, insertions)
     }
 
     /// The (old, new) positions of the elements present in both middle parts, in new order. Elements are told

@@ -26,6 +26,8 @@ final class NotificationState {
     private var wakeScheduled = false
     /// The version `.refreshRequired` was last sent for (autorefresh off), so it is sent once per version.
     var refreshRequiredVersion: UInt64 = 0
+    /// How many deliveries patched a Results' keys instead of evaluating them again (Results+Patch.swift).
+    var patchedResultsCount = 0
 
     final class WeakRegistration {
         weak var registration: NotificationRegistration?

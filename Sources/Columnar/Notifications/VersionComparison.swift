@@ -57,20 +57,22 @@ final class VersionComparison {
         if let cached = changedRowsCache[cacheKey] { return cached }
         var changed = Set<Int64>()
         if let old, versionChanged, !columns.isEmpty {
-            var oldRefs = Set<UInt64>()
-            var iterator = columnar_cluster_iter()
-            var cluster = columnar_cluster()
-            if columnar_cluster_iter_init(old.transaction, table, &iterator) == COLUMNAR_OK {
-                while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK { oldRefs.insert(cluster.ref) }
-                if columnar_cluster_iter_init(new.transaction, table, &iterator) == COLUMNAR_OK {
-                    while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK {
-                        if cluster.ref != 0 && oldRefs.contains(cluster.ref) { continue }
-                        for row in 0..<cluster.row_count {
-                            let key = columnar_array_get_int(&cluster.keys, row)
-                            if rowDiffers(table, key, columns, old: old.transaction) { changed.insert(key) }
-                        }
+            let single = columns.filter { $0.collection == COLUMNAR_COLLECTION_NONE.rawValue }
+            let collections = columns.filter { $0.collection != COLUMNAR_COLLECTION_NONE.rawValue }
+            if let tableDiff = tableDiff(table), let wanted = tableDiff.mask(of: single.map(\.column)) {
+                let diff = tableDiff.diff
+                for (key, differing) in zip(diff.changed, diff.changedColumns) where differing & wanted != 0 {
+                    changed.insert(key)
+                }
+                // Lists, sets and maps are compared object by object, only for the objects of changed clusters.
+                if !collections.isEmpty {
+                    for key in diff.touched where !changed.contains(key)
+                        && rowDiffers(table, key, collections, old: old.transaction) {
+                        changed.insert(key)
                     }
                 }
+            } else {
+                changed.formUnion(changedRowsByObject(table, columns, old: old))
             }
             // A table missing from the old version has only new objects: insertions, not modifications.
             // Properties set to the value they held count too (when this process's commits set them).
@@ -80,6 +82,107 @@ final class VersionComparison {
             }
         }
         changedRowsCache[cacheKey] = changed
+        return changed
+    }
+
+    /// The objects of a table that were inserted, deleted, or changed in any of `columns` (single-valued) between
+    /// the versions (`changed`, ascending), and which of them exist in the new version (`present`, ascending); nil
+    /// when more than `limit` objects did (a caller then re-evaluates rather than patches) or the walk failed.
+    func tableChanges(_ table: columnar_table_id, _ columns: [columnar_col_id],
+                      limit: Int) -> (changed: [Int64], present: [Int64])? {
+        guard versionChanged else { return ([], []) }
+        guard let tableDiff = tableDiff(table), let wanted = tableDiff.mask(of: columns) else { return nil }
+        let diff = tableDiff.diff
+        var changed: [Int64] = []
+        for (key, differing) in zip(diff.changed, diff.changedColumns) where differing & wanted != 0 {
+            changed.append(key)
+        }
+        guard changed.count + diff.inserted.count + diff.deleted.count <= limit else { return nil }
+        let present = Self.merged(diff.inserted, changed)
+        return (Self.merged(present, diff.deleted), present)
+    }
+
+    /// A table's objects compared between the versions in every single-valued column, once per delivery: the
+    /// walk over both versions' clusters is most of the cost, and every observation of the table shares it.
+    final class TableDiff {
+        let columns: [columnar_col_id]
+        let diff: ClusterDiff
+
+        init(columns: [columnar_col_id], diff: ClusterDiff) {
+            self.columns = columns
+            self.diff = diff
+        }
+
+        /// The bits of `wanted` among the compared columns; nil when one of them was not compared.
+        func mask(of wanted: [columnar_col_id]) -> UInt64? {
+            var mask: UInt64 = 0
+            for column in wanted {
+                guard let index = columns.firstIndex(of: column) else { return nil }
+                mask |= 1 << UInt64(index)
+            }
+            return mask
+        }
+    }
+
+    private var tableDiffCache: [columnar_table_id: TableDiff?] = [:]
+
+    /// The table's diff over its single-valued columns (at most 64), with the keys of changed clusters kept for
+    /// collection columns; nil when the walk cannot run (a table or column missing in the old version).
+    func tableDiff(_ table: columnar_table_id) -> TableDiff? {
+        if let cached = tableDiffCache[table] { return cached }
+        var result: TableDiff?
+        if let old, versionChanged {
+            var info = columnar_table_info()
+            var columns: [columnar_col_id] = []
+            if columnar_table_info_get(new.transaction, table, &info) == COLUMNAR_OK {
+                var column = columnar_column_info()
+                for id in 0..<info.column_count
+                where columnar_column_info_get(new.transaction, table, columnar_col_id(id), &column) == COLUMNAR_OK
+                    && column.collection == COLUMNAR_COLLECTION_NONE {
+                    columns.append(columnar_col_id(id))
+                }
+                if columns.count <= 64, let diff = ClusterDiff.between(old: old.transaction, new: new.transaction,
+                                                                       table: table, columns: columns,
+                                                                       keepTouched: true) {
+                    result = TableDiff(columns: columns, diff: diff)
+                }
+            }
+        }
+        tableDiffCache[table] = result
+        return result
+    }
+
+    /// Two ascending key lists (without common keys) merged into one.
+    private static func merged(_ a: [Int64], _ b: [Int64]) -> [Int64] {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        var result: [Int64] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i] < b[j]) { result.append(a[i]); i += 1 } else { result.append(b[j]); j += 1 }
+        }
+        return result
+    }
+
+    /// `changedRows` object by object, where the side-by-side walk cannot run (a table missing in the old version
+    /// has no changed rows: only new objects).
+    private func changedRowsByObject(_ table: columnar_table_id, _ columns: [ObservedNode.Column],
+                                     old: ReadVersion) -> Set<Int64> {
+        var changed = Set<Int64>()
+        var oldRefs = Set<UInt64>()
+        var iterator = columnar_cluster_iter()
+        var cluster = columnar_cluster()
+        guard columnar_cluster_iter_init(old.transaction, table, &iterator) == COLUMNAR_OK else { return [] }
+        while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK { oldRefs.insert(cluster.ref) }
+        guard columnar_cluster_iter_init(new.transaction, table, &iterator) == COLUMNAR_OK else { return [] }
+        while columnar_cluster_iter_next(&iterator, &cluster) == COLUMNAR_OK {
+            if cluster.ref != 0 && oldRefs.contains(cluster.ref) { continue }
+            for row in 0..<cluster.row_count {
+                let key = columnar_array_get_int(&cluster.keys, row)
+                if rowDiffers(table, key, columns, old: old.transaction) { changed.insert(key) }
+            }
+        }
         return changed
     }
 

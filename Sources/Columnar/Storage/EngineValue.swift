@@ -5,14 +5,16 @@ import CColumnar
 import Foundation
 
 enum EngineValue {
-    /// Whether two engine values are equal (same type and null-ness, same payload).
+    /// Whether two engine values are the same stored value (same type and null-ness, same payload).
     static func equal(_ a: columnar_value, _ b: columnar_value) -> Bool {
         guard a.type == b.type, a.is_null == b.is_null else { return false }
         if a.is_null { return true }
         switch a.type {
         case COLUMNAR_TYPE_BOOL: return a.as.b == b.as.b
-        case COLUMNAR_TYPE_FLOAT: return a.as.f == b.as.f
-        case COLUMNAR_TYPE_DOUBLE: return a.as.d == b.as.d
+        // Floating-point payloads by their bits: a stored NaN is the same value as itself (comparing with `==`
+        // made every NaN property look changed to change notifications), and -0.0 is not 0.0.
+        case COLUMNAR_TYPE_FLOAT: return a.as.f.bitPattern == b.as.f.bitPattern
+        case COLUMNAR_TYPE_DOUBLE: return a.as.d.bitPattern == b.as.d.bitPattern
         case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
             guard a.as.bytes.size == b.as.bytes.size else { return false }
             return a.as.bytes.size == 0 || memcmp(a.as.bytes.data, b.as.bytes.data, a.as.bytes.size) == 0
