@@ -15,6 +15,14 @@ actor DogStore {
         realm = try await Realm(configuration: configuration, actor: self)
     }
 
+    /// `Realm.open`: a Realm isolated to the calling actor, this one.
+    func openIsolatedToCaller(_ configuration: Realm.Configuration) async throws -> Int {
+        realm = try await Realm.open(configuration: configuration)
+        await Task.yield()
+        try realm.write { realm.create(NoteDog.self, value: ["name": "opened"]) }
+        return realm.objects(NoteDog.self).count
+    }
+
     /// Reads after a suspension, which may resume on another thread.
     func countAfterYield() async -> Int {
         await Task.yield()
@@ -176,6 +184,50 @@ final class ActorRealmTests: RealmTestCase {
         }
         XCTAssertEqual(updates, [[0]])
         await store.stopObservingList()
+    }
+
+    func testRealmOpenIsolatesToTheCallingActor() async throws {
+        let store = DogStore()
+        let count = try await store.openIsolatedToCaller(configuration)
+        XCTAssertEqual(count, 1)
+        let countAfterYield = await store.countAfterYield()
+        XCTAssertEqual(countAfterYield, 1)
+    }
+
+    @MainActor
+    func testTheMainActorsAsyncInitializer() async throws {
+        let realm = try await Realm(configuration: configuration)
+        try realm.write { realm.create(NoteDog.self, value: ["name": "main"]) }
+        await Task.yield()
+        XCTAssertEqual(realm.objects(NoteDog.self).count, 1)
+    }
+
+    func testAsyncOpenCallsBackOnItsQueueWithARealmOfThatQueueAndCanBeCancelled() throws {
+        let queue = DispatchQueue(label: "async-open")
+        let opened = expectation(description: "opened")
+        Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { result in
+            dispatchPrecondition(condition: .onQueue(queue))
+            let realm = try! result.get()
+            try! realm.write { realm.create(NoteDog.self, value: ["name": "queued"]) }
+            XCTAssertEqual(realm.objects(NoteDog.self).count, 1)
+            opened.fulfill()
+        }
+        wait(for: [opened], timeout: 10)
+        let blocked = DispatchSemaphore(value: 0)
+        queue.async { blocked.wait() }   // holds the queue so the cancel comes first
+        let task = Realm.asyncOpen(configuration: configuration, callbackQueue: queue) { _ in
+            XCTFail("a cancelled asyncOpen called back")
+        }
+        task.cancel()
+        blocked.signal()
+        queue.sync {}
+        var wrongFile = configuration!
+        wrongFile.fileURL = URL(fileURLWithPath: "/nonexistent-directory/x.realm")
+        let failed = expectation(description: "the error is delivered")
+        Realm.asyncOpen(configuration: wrongFile, callbackQueue: queue) { result in
+            if case .failure(let error) = result, error is Realm.Error { failed.fulfill() }
+        }
+        wait(for: [failed], timeout: 10)
     }
 
     func testMapAnyCollectionAndSectionedObservationDeliveredOnAnActor() async throws {

@@ -32,7 +32,9 @@ extension Realm {
     }
 
     /// Whether an asynchronous write of this Realm is under way.
-    public var isPerformingAsynchronousWriteOperations: Bool { core.asyncWriteInProgress }
+    public var isPerformingAsynchronousWriteOperations: Bool {
+        core.asyncWriteInProgress || core.asyncWrites.isBusy
+    }
 
     /// Runs `block` in a write transaction and commits it, without blocking the actor while waiting for another
     /// writer or for the commit's sync; returns the block's result. If the block throws, the transaction is rolled
@@ -53,6 +55,7 @@ extension Realm {
         defer {
             if core.asyncWriteWaiters.isEmpty {
                 core.asyncWriteInProgress = false
+                core.startNextAsyncBegin()   // callback-based async writes queued meanwhile
             } else {
                 core.asyncWriteWaiters.removeFirst().resume()
             }

@@ -55,6 +55,8 @@ final class RealmCore {
     /// and reading the version it committed, and the ones waiting for it, in order.
     var asyncWriteInProgress = false
     var asyncWriteWaiters: [CheckedContinuation<Void, Never>] = []
+    /// RealmSwift's callback-based asynchronous writes (AsyncWriteTransactions.swift).
+    let asyncWrites = AsyncWriteQueue()
     /// The run loop of the core's thread (nil for a queue's core), where notifications are delivered from.
     let ownRunLoop: RunLoop?
     /// For a frozen core (one version, readable from any thread at once): the pinned version and each thread's
@@ -208,7 +210,14 @@ final class RealmCore {
                          + "of this Realm is in progress: await it (asyncWrite) first")
         precondition(!isInWriteTransaction, "The Realm is already in a write transaction")
         var txn: OpaquePointer?
-        try Engine.check(columnar_txn_begin_write(file.handle, &txn))
+        if let pending = takePendingAsyncLock() {
+            // An asynchronous begin was taking the writer lock: this transaction uses it (waiting for it here
+            // rather than on the lock itself, which that begin holds or is about to).
+            try Engine.check(pending.rc)
+            txn = pending.txn
+        } else {
+            try Engine.check(columnar_txn_begin_write(file.handle, &txn))
+        }
         // The read version stays alive while observers still have to be told about it (notifications' base).
         readVersion = nil
         transaction = txn
@@ -258,6 +267,7 @@ final class RealmCore {
         }
         FileChangeWatcher.ifActive?.noteCommit(file)
         deliverNotifications(skipping: skipping, localCommit: true)
+        startNextAsyncBegin()
     }
 
     /// Makes a write transaction begun elsewhere (an async write took the writer lock off the actor) this core's.
@@ -281,6 +291,8 @@ final class RealmCore {
         bindings.removeAll()   // tables or columns created in the transaction are gone
         do { try beginRead() } catch { fatalError("Columnar: cannot begin a read transaction: \(error)") }
         deliverNotifications()
+        asyncWrites.transactionIsAsync = false
+        startNextAsyncBegin()
     }
 
     /// Moves the read transaction to the latest version and delivers this core's pending notifications. Returns
