@@ -64,6 +64,13 @@ let package = Package(
         ),
         .testTarget(name: "QueryVMTests", dependencies: ["QueryVM", "ColumnarTestSupport"]),
         .testTarget(name: "ColumnarTests", dependencies: ["Columnar", "ColumnarTestSupport", "ColumnarTestWorker"]),
+        // Client code in the Swift 6 language mode with complete concurrency checking, warnings as errors: a
+        // missing Sendable annotation or an isolation mistake in the API fails the build.
+        .testTarget(
+            name: "Swift6ClientTests",
+            dependencies: ["Columnar"],
+            swiftSettings: [.swiftLanguageMode(.v6), .unsafeFlags(["-warnings-as-errors"])]
+        ),
         .testTarget(
             name: "ColumnarInspectTests",
             dependencies: ["CColumnar", "ColumnarTestSupport", "columnar-inspect"]

@@ -669,6 +669,26 @@ final class NotificationTests: RealmTestCase {
                                        "sections update [3] frozen true +[] sections +[0]"])
     }
 
+    /// `realm.changes`: a `.didChange` for a commit of this thread and one of another process.
+    func testRealmChangesAsAnAsyncSequence() throws {
+        let realm = try openRealm()
+        let stream = realm.changes
+        let seen = SeenChanges()
+        let progress = (0 ..< 2).map { expectation(description: "change \($0)") }
+        let consumer = Task.detached {
+            for await notification in stream {
+                seen.append(notification.rawValue)
+                progress[min(seen.count, 2) - 1].fulfill()
+            }
+        }
+        _ = try addDogs(realm, ["a"])
+        wait(for: [progress[0]], timeout: 10)
+        try WorkerProcess(["realm-write", configuration.fileURL!.path]).waitForSuccess()
+        wait(for: [progress[1]], timeout: 10)
+        consumer.cancel()
+        XCTAssertEqual(seen.all.prefix(2), ["RLMRealmDidChangeNotification", "RLMRealmDidChangeNotification"])
+    }
+
     func testRealmNotificationsAndRefreshRequired() throws {
         let realm = try openRealm()
         var notes: [Realm.Notification] = []

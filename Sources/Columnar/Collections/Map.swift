@@ -90,7 +90,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// Every key, in ascending bytewise (UTF-8) order (`columnar_dict_key_at`).
     public var keys: [Key] {
-        guard let managed else { return Self.sortedKeys(unmanaged.keys).map(Self.key(from:)) }
+        guard let managed else { return Self.sortedKeys(unmanaged.keys).map { Self.key(from: $0) } }
         return (0..<count).map { Self.key(from: keyString(at: $0, managed)) }
     }
 
@@ -130,7 +130,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// The value for a key as an object, or nil when the map has no such key. A key holding nil gives `NSNull`.
     public func value(forKey key: String) -> AnyObject? {
-        lookUp(key).map(Self.boxed)
+        lookUp(key).map { Self.boxed($0) }
     }
 
     /// The value at a key path: its first component is a key of the map, and any further components are

@@ -75,6 +75,12 @@ extension MutableSet: RealmCollection {
     public static func == (lhs: MutableSet<Element>, rhs: MutableSet<Element>) -> Bool {
         lhs === rhs || CollectionColumn.same(lhs.managed, rhs.managed)
     }
+
+    /// The position of an element equal to `object` in the set's iteration order, or nil. (Declared here so that
+    /// the protocol's requirement is not met by the standard library's deprecated `Collection.index(of:)`.)
+    public func index(of object: Element) -> Int? {
+        firstIndex(of: object)
+    }
 }
 
 extension RealmCollection {

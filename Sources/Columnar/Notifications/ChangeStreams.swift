@@ -213,3 +213,21 @@ extension ObservableRealmObject {
                           frozen: { $0.withFrozenValues }, isLast: { $0.isDeletion })
     }
 }
+
+extension Realm {
+    /// The Realm's notifications as an asynchronous sequence: `.didChange` for every version the file moves to
+    /// (this process's commits and other processes'), as `observe(_:)` reports them. The notifications come from
+    /// a Realm of the same file confined to a private queue, which follows every commit; ending the loop ends them.
+    public var changes: RealmChanges<Realm.Notification> {
+        let configuration = self.configuration
+        return ChangeStream.make({ queue, block in
+            queue.sync {
+                let queueRealm: Realm
+                do { queueRealm = try Realm(configuration: configuration, queue: queue) } catch {
+                    fatalError("Columnar: cannot open the Realm whose changes are followed: \(error)")
+                }
+                return queueRealm.observe { notification, _ in block(notification) }
+            }
+        }, frozen: { $0 })
+    }
+}

@@ -96,13 +96,8 @@ enum PredicateFormat {
 
     private static func append(_ predicate: NSPredicate, to format: inout String, _ arguments: inout [Any]) throws {
         if let compound = predicate as? NSCompoundPredicate {
-            let subpredicates = try compound.subpredicates.map { subpredicate -> NSPredicate in
-                guard let subpredicate = subpredicate as? NSPredicate else {
-                    throw ColumnarError(code: .misuse, message: "an NSCompoundPredicate holds \(type(of: subpredicate)), "
-                                        + "which is not an NSPredicate")
-                }
-                return subpredicate
-            }
+            // Typed [NSPredicate] in swift-corelibs-foundation, so every element is one.
+            let subpredicates = compound.subpredicates
             switch compound.compoundPredicateType {
             case .not:
                 guard subpredicates.count == 1 else {

@@ -108,7 +108,7 @@ enum ClassVersionRecord {
     private static func find(_ className: String, _ table: columnar_table_id, _ column: columnar_col_id,
                              _ txn: OpaquePointer) throws -> columnar_key? {
         var key: columnar_key = 0
-        let rc = try withStringValue(className) { columnar_obj_find_first(txn, table, column, &$0, &key) }
+        let rc = withStringValue(className) { columnar_obj_find_first(txn, table, column, &$0, &key) }
         if rc == COLUMNAR_ENOTFOUND { return nil }
         try Engine.check(rc)
         return key
