@@ -385,6 +385,18 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(updates.last?.deletions, ["rex"])
         XCTAssertEqual(updates.count, 3)
         token.invalidate()
+
+        // The same with a Swift key path of the map's object values.
+        var keyPathModifications: [[String]] = []
+        let keyPathToken = owner.dogsByName.observe(keyPaths: [\NoteDog.name]) { change in
+            if case .update(_, _, _, let modifications) = change { keyPathModifications.append(modifications) }
+        }
+        realm.refresh()
+        let fido = try XCTUnwrap(owner.dogsByName["fido"] ?? nil)
+        try realm.write { fido.age = 3 }
+        try realm.write { fido.name = "Fido II" }
+        XCTAssertEqual(keyPathModifications, [["fido"]])
+        keyPathToken.invalidate()
     }
 
     /// The reference's sectioned example, then an object moving between sections by changing its section key,

@@ -268,6 +268,16 @@ extension LinkingObjects {
     }
 }
 
+extension Map {
+    /// `observe(keyPaths:on:_:)` on an actor, for a map of objects, with Swift key paths of the objects.
+    public func observe<A: Actor, T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on actor: A,
+                                                 _isolation: isolated (any Actor)? = #isolation,
+                                                 _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void)
+        async -> NotificationToken where Value == T? {
+        await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
+    }
+}
+
 extension AnyRealmCollection where Element: ObjectBase {
     /// `observe(keyPaths:on:_:)` on an actor, with Swift key paths.
     public func observe<A: Actor>(keyPaths: [PartialKeyPath<Element>], on actor: A,

@@ -91,6 +91,13 @@ extension Map {
                         _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
         MapObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths, block: block)
     }
+
+    /// `observe(keyPaths:on:_:)` for a map of objects, with Swift key paths of the objects.
+    public func observe<T: ObjectBase>(keyPaths: [PartialKeyPath<T>], on queue: DispatchQueue? = nil,
+                                       _ block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void)
+        -> NotificationToken where Value == T? {
+        observe(keyPaths: CollectionObservation.names(keyPaths), on: queue, block)
+    }
 }
 
 enum MapObservation {

@@ -17,15 +17,19 @@ extension Results {
 
     /// The keys at the core's current version, patched from `previous` (the keys at `comparison`'s old version)
     /// and adopted as these results' keys, with the objects that may have moved (ascending: the others keep their
-    /// relative order); nil when they cannot be patched (the caller reads `keys`).
+    /// relative order). When too many objects changed to patch, the keys are evaluated afresh, and the objects that
+    /// may have moved are still told (which keeps the diff to them). nil when the results read more than their
+    /// objects' own properties (the caller reads `keys` and diffs in general).
     func keysPatched(from previous: [Int64],
                      comparison: VersionComparison) -> (keys: [Int64], movable: [Int64])? {
         guard source.isTable, !isWholeTable, !isInvalidated, !core.isInWriteTransaction,
               comparison.new === core.readVersion, snapshot.state != core.changeCounter,
               let target, let binding = currentBinding, let plan = patchPlan(target: target),
-              let changes = comparison.tableChanges(binding.table, plan.columns,
-                                                    limit: Swift.min(Self.patchLimit, Swift.max(1, previous.count / Self.patchShare)))
+              let changes = comparison.tableChanges(binding.table, plan.columns, limit: .max)
         else { return nil }
+        if changes.changed.count > Swift.min(Self.patchLimit, Swift.max(1, previous.count / Self.patchShare)) {
+            return (keys, changes.changed)
+        }
         let keys: [Int64]
         do {
             let executor = query.executor(core: core, target: target, source: source)
