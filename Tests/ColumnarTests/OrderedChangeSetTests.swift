@@ -53,14 +53,14 @@ final class OrderedChangeSetTests: XCTestCase {
         let seed = UInt64.random(in: 0 ... .max)
         var random = SplitMix(seed: seed)
         for round in 0 ..< 2_000 {
-            let old = Array(0 ..< Int(random.next() % 40))
+            let old = (0 ..< Int64(random.next() % 40)).map { $0 }
             var movable = Set(old.filter { _ in random.next() % 6 == 0 })
             // The others keep their order; movable ones are removed, re-placed, or new ones added.
             var new = old.filter { !movable.contains($0) }
             for element in movable.sorted() where random.next() % 3 != 0 {
                 new.insert(element, at: Int(random.next() % UInt64(new.count + 1)))
             }
-            for added in 0 ..< Int(random.next() % 3) {
+            for added in 0 ..< Int64(random.next() % 3) {
                 movable.insert(1_000 + added)
                 new.insert(1_000 + added, at: Int(random.next() % UInt64(new.count + 1)))
             }
@@ -80,7 +80,7 @@ final class OrderedChangeSetTests: XCTestCase {
     }
 
     func testAMovableElementThatKeepsItsPlaceIsAModificationAndOneThatMovesIsAMove() {
-        let old = Array(0 ..< 10_000)
+        let old = (0 ..< Int64(10_000)).map { $0 }
         let inPlace = OrderedChangeSet.between(old, old, modified: [5_000], movable: [5_000])
         XCTAssertEqual(inPlace, OrderedChangeSet(deletions: [], insertions: [], modifications: [5_000]))
         var new = old

@@ -82,7 +82,9 @@ private struct ScanSide {
     var cluster = columnar_cluster()
     var row: UInt64 = 0
     var isDone = false
-    private var decoded: [DecodedColumn]?
+    /// The current cluster's compared columns, once decoded (`isDecoded`).
+    private var decoded: [DecodedColumn] = []
+    private var isDecoded = false
 
     init(scan: OpaquePointer, columns: [columnar_col_id]) {
         self.scan = scan
@@ -93,7 +95,7 @@ private struct ScanSide {
 
     /// Moves to the next cluster's first row; false on a failure.
     mutating func advance() -> Bool {
-        decoded = nil
+        isDecoded = false
         row = 0
         let rc = columnar_scan_next(scan, &cluster)
         if rc == COLUMNAR_ENOTFOUND { isDone = true; return true }
@@ -106,27 +108,27 @@ private struct ScanSide {
         return row < cluster.row_count ? true : advance()
     }
 
-    /// The current cluster's compared columns, decoded on first use; nil on a failure.
-    private mutating func columnsOfCluster() -> [DecodedColumn]? {
-        if let decoded { return decoded }
-        var result: [DecodedColumn] = []
-        result.reserveCapacity(columns.count)
+    /// Decodes the current cluster's compared columns on first use; false on a failure.
+    private mutating func decodeCluster() -> Bool {
+        if isDecoded { return true }
+        decoded.removeAll(keepingCapacity: true)
         for column in columns {
             var view = columnar_column_view()
-            guard columnar_scan_column(scan, column, &view) == COLUMNAR_OK else { return nil }
-            result.append(DecodedColumn(view))
+            guard columnar_scan_column(scan, column, &view) == COLUMNAR_OK else { return false }
+            decoded.append(DecodedColumn(view))
         }
-        decoded = result
-        return result
+        isDecoded = true
+        return true
     }
 
     /// Which compared columns differ between the current rows of the two sides (bit i: the i-th column; a
     /// difference past the 64th sets every bit); nil on a failure.
     mutating func differingColumns(from other: inout ScanSide) -> UInt64? {
-        guard let mine = columnsOfCluster(), let theirs = other.columnsOfCluster() else { return nil }
+        guard decodeCluster(), other.decodeCluster() else { return nil }
         var differing: UInt64 = 0
-        for index in mine.indices {
-            guard let equal = mine[index].equal(row: row, theirs[index], row: other.row) else { return nil }
+        let mine = Int(row), theirs = Int(other.row)
+        for index in decoded.indices {
+            guard let equal = decoded[index].equal(row: mine, other.decoded[index], row: theirs) else { return nil }
             if !equal { differing |= index < 64 ? 1 << UInt64(index) : .max }
         }
         return differing
@@ -134,72 +136,80 @@ private struct ScanSide {
 }
 
 /// One column of one cluster, in a form whose rows compare cheaply: integers and doubles decoded (doubles compared
-/// by their bits, so a stored NaN equals itself), strings and fixed-size values read where they lie.
+/// by their bits, so a stored NaN equals itself), strings and fixed-size values read where they lie. The decoded
+/// values sit in plain arrays (not in enum payloads, which a comparison would retain and release per row).
 private struct DecodedColumn {
-    private enum Values {
-        case integers([Int64])
-        case doubleBits([UInt64])
-        case timestamps(seconds: [Int64], nanoseconds: [Int32])
+    private enum Kind {
+        case numbers     // integers, or the bits of doubles
+        case timestamps  // seconds in `numbers`, and `nanoseconds`
         case bytes
-        case fixed(width: Int)
+        case fixed
     }
 
     private var view: columnar_column_view
-    private let values: Values
+    private let kind: Kind
+    private let width: Int
+    private let numbers: [Int64]
+    private let nanoseconds: [Int32]
     private let nulls: [UInt8]
 
     init(_ view: columnar_column_view) {
         self.view = view
         let count = Int(view.count)
         var nulls = [UInt8](repeating: 0, count: count)
+        var numbers: [Int64] = []
+        var nanoseconds: [Int32] = []
         var view = view
+        width = Int(view.values.width)
         switch view.type {
         case COLUMNAR_TYPE_INT, COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_LINK:
-            var integers = [Int64](repeating: 0, count: count)
-            columnar_view_decode_int(&view, &integers, &nulls)
-            values = .integers(integers)
+            numbers = [Int64](repeating: 0, count: count)
+            columnar_view_decode_int(&view, &numbers, &nulls)
+            kind = .numbers
         case COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE:
             var doubles = [Double](repeating: 0, count: count)
             columnar_view_decode_double(&view, &doubles, &nulls)
-            values = .doubleBits(doubles.map(\.bitPattern))
+            // Null rows compare by their null flag alone.
+            numbers = doubles.indices.map { nulls[$0] != 0 ? 0 : Int64(bitPattern: doubles[$0].bitPattern) }
+            kind = .numbers
         case COLUMNAR_TYPE_TIMESTAMP:
-            var seconds = [Int64](repeating: 0, count: count)
-            var nanoseconds = [Int32](repeating: 0, count: count)
-            columnar_view_decode_timestamp(&view, &seconds, &nanoseconds, &nulls)
-            values = .timestamps(seconds: seconds, nanoseconds: nanoseconds)
+            numbers = [Int64](repeating: 0, count: count)
+            nanoseconds = [Int32](repeating: 0, count: count)
+            columnar_view_decode_timestamp(&view, &numbers, &nanoseconds, &nulls)
+            kind = .timestamps
         case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
-            values = .bytes   // nulls come with each row's bytes
+            kind = .bytes   // nulls come with each row's bytes
         default:
-            values = .fixed(width: Int(view.values.width))
+            kind = .fixed
             if view.nulls.encoding.rawValue != 0 {
                 for row in 0..<count { nulls[row] = columnar_array_get_int(&view.nulls, UInt64(row)) != 0 ? 1 : 0 }
             } else if view.all_default && view.nullable {
                 nulls = [UInt8](repeating: 1, count: count)
             }
         }
+        self.numbers = numbers
+        self.nanoseconds = nanoseconds
         self.nulls = nulls
     }
 
     /// Whether row `row` holds the same value as `other`'s row `otherRow`; nil when a value cannot be read.
-    func equal(row: UInt64, _ other: DecodedColumn, row otherRow: UInt64) -> Bool? {
-        let mine = Int(row), theirs = Int(otherRow)
-        switch (values, other.values) {
-        case (.integers(let a), .integers(let b)):
-            return nulls[mine] == other.nulls[theirs] && a[mine] == b[theirs]
-        case (.doubleBits(let a), .doubleBits(let b)):
-            return nulls[mine] == other.nulls[theirs] && (nulls[mine] != 0 || a[mine] == b[theirs])
-        case (.timestamps(let s1, let n1), .timestamps(let s2, let n2)):
-            return nulls[mine] == other.nulls[theirs] && s1[mine] == s2[theirs] && n1[mine] == n2[theirs]
+    func equal(row mine: Int, _ other: DecodedColumn, row theirs: Int) -> Bool? {
+        switch (kind, other.kind) {
+        case (.numbers, .numbers):
+            return nulls[mine] == other.nulls[theirs] && numbers[mine] == other.numbers[theirs]
+        case (.timestamps, .timestamps):
+            return nulls[mine] == other.nulls[theirs] && numbers[mine] == other.numbers[theirs]
+                && nanoseconds[mine] == other.nanoseconds[theirs]
         case (.bytes, .bytes):
-            guard let a = bytes(row), let b = other.bytes(otherRow) else { return nil }
+            guard let a = bytes(UInt64(mine)), let b = other.bytes(UInt64(theirs)) else { return nil }
             if a.isNull || b.isNull { return a.isNull == b.isNull }
             guard a.size == b.size else { return false }
             guard a.size > 0, let left = a.data, let right = b.data else { return true }
             return memcmp(left, right, a.size) == 0
-        case (.fixed(let width), .fixed(let otherWidth)):
+        case (.fixed, .fixed):
             if nulls[mine] != other.nulls[theirs] { return false }
             if nulls[mine] != 0 { return true }
-            let a = fixedBytes(mine, width), b = other.fixedBytes(theirs, otherWidth)
+            let a = fixedBytes(mine), b = other.fixedBytes(theirs)
             // A cluster storing only defaults has no bytes: its values are all zero.
             if a.isEmpty || b.isEmpty { return a.allSatisfy { $0 == 0 } && b.allSatisfy { $0 == 0 } }
             return a == b
@@ -219,7 +229,7 @@ private struct DecodedColumn {
     }
 
     /// A fixed-size value's bytes (none for a column that stores only defaults).
-    private func fixedBytes(_ row: Int, _ width: Int) -> [UInt8] {
+    private func fixedBytes(_ row: Int) -> [UInt8] {
         guard !view.all_default, width > 0, let data = view.values.data else { return [] }
         return Array(UnsafeRawBufferPointer(start: data + row * width, count: width))
     }

@@ -18,28 +18,147 @@ struct OrderedChangeSet: Equatable {
 
     var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
 
-    /// The change from `old` to `new`; elements kept in place that are in `modified` are modifications.
-    /// `movable`, when given (ascending), holds every element that may have moved: the others are known to keep
-    /// their relative order (patched results: objects whose sort values did not change), which lets the middle part
-    /// be diffed by looking at the movable elements only.
-    static func between<Element: Hashable & Comparable>(_ old: [Element], _ new: [Element],
-                                                        modified: Set<Element> = [],
-                                                        movable: [Element]?) -> OrderedChangeSet {
-        between(old, new, modified: modified, movable: movable, keptInMiddle: { oldMiddle, newMiddle, movable in
-            keptByMovable(old, oldMiddle, new, newMiddle, movable: movable)
-        })
+    /// The change from `old` to `new` (object keys); elements kept in place that are in `modified` are
+    /// modifications. `movable`, when given (ascending), holds every element that may have moved: the others are
+    /// known to keep their relative order (patched results: objects whose sort values did not change), which lets
+    /// the middle part be diffed by looking at the movable elements only.
+    static func between(_ old: [Int64], _ new: [Int64], modified: Set<Int64> = [],
+                        movable: [Int64]?) -> OrderedChangeSet {
+        guard let movable else { return between(old, new, modified: modified) }
+        let (prefix, suffix) = commonEnds(old, new)
+        let oldMiddle = prefix..<(old.count - suffix)
+        let newMiddle = prefix..<(new.count - suffix)
+        var change = OrderedChangeSet()
+        if !oldMiddle.isEmpty && !newMiddle.isEmpty {
+            guard let diff = movableDiff(old, oldMiddle, new, newMiddle, movable: movable) else {
+                return between(old, new, modified: modified)   // the hint did not hold: diff in general
+            }
+            change.deletions = diff.deletions
+            change.insertions = diff.insertions
+        } else {
+            change.deletions = Array(oldMiddle)
+            change.insertions = Array(newMiddle)
+        }
+        let insertions = change.insertions
+        change.addModifications(in: new, modified: modified) { position in
+            position < prefix || position >= new.count - suffix || !sortedContains(insertions, position)
+        }
+        return change
+    }
+
+    /// The lengths of the common prefix and (not overlapping it) the common suffix.
+    private static func commonEnds(_ old: [Int64], _ new: [Int64]) -> (prefix: Int, suffix: Int) {
+        old.withUnsafeBufferPointer { o in
+            new.withUnsafeBufferPointer { n in
+                let shorter = min(o.count, n.count)
+                var prefix = 0
+                while prefix < shorter && o[prefix] == n[prefix] { prefix += 1 }
+                var suffix = 0
+                while suffix < shorter - prefix && o[o.count - 1 - suffix] == n[n.count - 1 - suffix] { suffix += 1 }
+                return (prefix, suffix)
+            }
+        }
+    }
+
+    /// Adds the positions of `new` whose element is in `modified` and that `isKept` says stayed in place.
+    private mutating func addModifications(in new: [Int64], modified: Set<Int64>, isKept: (Int) -> Bool) {
+        if modified.isEmpty { return }
+        new.withUnsafeBufferPointer { elements in
+            if modified.count <= 8 {
+                // A few changed elements are looked for one at a time, each by a tight scan.
+                for element in modified {
+                    for position in elements.indices where elements[position] == element && isKept(position) {
+                        modifications.append(position)
+                    }
+                }
+                modifications.sort()
+            } else {
+                for position in elements.indices where modified.contains(elements[position]) && isKept(position) {
+                    modifications.append(position)
+                }
+            }
+        }
+    }
+
+    /// The middle parts' diff when only `movable` elements (ascending) may have changed their relative order:
+    /// every other element stays, and a movable element present in both stays when as many of the others precede
+    /// it in both (with, among several such in one gap, the longest run that keeps its order). Returns the old
+    /// positions removed and the new positions inserted (ascending); nil when the other elements do not in fact
+    /// keep their order.
+    private static func movableDiff(_ old: [Int64], _ oldMiddle: Range<Int>, _ new: [Int64], _ newMiddle: Range<Int>,
+                                    movable: [Int64]) -> (deletions: [Int], insertions: [Int])? {
+        guard let lowest = movable.first, let highest = movable.last else {
+            // Nothing moved: the middles must be equal, and then they are empty. Diff in general otherwise.
+            return nil
+        }
+        // Movable elements with their position and gap (how many other elements precede them) on each side, and a
+        // check, in the same pass, that the other elements are the same sequence on both sides.
+        var oldMovable: [(element: Int64, position: Int, gap: Int)] = []
+        var newMovable: [(element: Int64, position: Int, gap: Int)] = []
+        let consistent = old.withUnsafeBufferPointer { o in
+            new.withUnsafeBufferPointer { n in
+                movable.withUnsafeBufferPointer { m in
+                    func isMovable(_ element: Int64) -> Bool {
+                        guard element >= lowest && element <= highest else { return false }
+                        var low = 0, high = m.count
+                        while low < high {
+                            let middle = (low + high) / 2
+                            if m[middle] < element { low = middle + 1 } else { high = middle }
+                        }
+                        return m[low] == element
+                    }
+                    var i = oldMiddle.lowerBound, j = newMiddle.lowerBound, gap = 0
+                    while i < oldMiddle.upperBound || j < newMiddle.upperBound {
+                        if i < oldMiddle.upperBound && isMovable(o[i]) {
+                            oldMovable.append((o[i], i, gap))
+                            i += 1
+                        } else if j < newMiddle.upperBound && isMovable(n[j]) {
+                            newMovable.append((n[j], j, gap))
+                            j += 1
+                        } else {
+                            guard i < oldMiddle.upperBound, j < newMiddle.upperBound, o[i] == n[j] else { return false }
+                            i += 1
+                            j += 1
+                            gap += 1
+                        }
+                    }
+                    return true
+                }
+            }
+        }
+        guard consistent else { return nil }
+        var oldByElement: [Int64: (position: Int, gap: Int)] = [:]
+        oldByElement.reserveCapacity(oldMovable.count)
+        for entry in oldMovable { oldByElement[entry.element] = (entry.position, entry.gap) }
+        // Movable elements in both and in the same gap, in new order; within one gap, the longest run that keeps
+        // its old order stays (a gap usually holds one, which then stays).
+        var kept = Set<Int64>()
+        var start = 0
+        while start < newMovable.count {
+            var end = start + 1
+            while end < newMovable.count && newMovable[end].gap == newMovable[start].gap { end += 1 }
+            if end - start == 1 {
+                let entry = newMovable[start]
+                if oldByElement[entry.element]?.gap == entry.gap { kept.insert(entry.element) }
+            } else {
+                var elements: [Int64] = [], oldPositions: [Int] = []
+                for entry in newMovable[start..<end] {
+                    guard let oldEntry = oldByElement[entry.element], oldEntry.gap == entry.gap else { continue }
+                    elements.append(entry.element)
+                    oldPositions.append(oldEntry.position)
+                }
+                for index in longestIncreasingRun(oldPositions) { kept.insert(elements[index]) }
+            }
+            start = end
+        }
+        let deletions = oldMovable.filter { !kept.contains($0.element) }.map(\.position)
+        let insertions = newMovable.filter { !kept.contains($0.element) }.map(\.position)
+        return (deletions, insertions)
     }
 
     /// The change from `old` to `new`; elements kept in place that are in `modified` are modifications.
     static func between<Element: Hashable>(_ old: [Element], _ new: [Element],
                                            modified: Set<Element> = []) -> OrderedChangeSet {
-        between(old, new, modified: modified, movable: nil, keptInMiddle: { _, _, _ in nil })
-    }
-
-    private static func between<Element: Hashable>(
-        _ old: [Element], _ new: [Element], modified: Set<Element>, movable: [Element]?,
-        keptInMiddle: (Range<Int>, Range<Int>, [Element]) -> (deletions: [Int], insertions: [Int])?
-    ) -> OrderedChangeSet {
         var change = OrderedChangeSet()
         var prefix = 0
         let shorter = min(old.count, new.count)
@@ -49,36 +168,26 @@ struct OrderedChangeSet: Equatable {
         // The middle parts differ at both ends.
         let oldMiddle = prefix..<(old.count - suffix)
         let newMiddle = prefix..<(new.count - suffix)
-        // Per new middle position, whether it is kept; nil when the movable elements' diff gave the insertions
-        // directly (then a middle position is kept unless inserted).
-        var keptNew: [Bool]? = [Bool](repeating: false, count: newMiddle.count)
-        if !oldMiddle.isEmpty && !newMiddle.isEmpty, let movable,
-           let kept = keptInMiddle(oldMiddle, newMiddle, movable) {
-            keptNew = nil
-            change.deletions = kept.deletions
-            change.insertions = kept.insertions
-        } else if !oldMiddle.isEmpty && !newMiddle.isEmpty {
+        var keptNew = [Bool](repeating: false, count: newMiddle.count)
+        if !oldMiddle.isEmpty && !newMiddle.isEmpty {
             let pairs = matchedPairs(old, oldMiddle, new, newMiddle)
             // Of the matched pairs (in new order), the longest run increasing in old order stays in place.
             let kept = longestIncreasingRun(pairs.map(\.old))
             var keptOld = Set<Int>()
             for index in kept {
                 keptOld.insert(pairs[index].old)
-                keptNew![pairs[index].new - prefix] = true
+                keptNew[pairs[index].new - prefix] = true
             }
             change.deletions = oldMiddle.filter { !keptOld.contains($0) }
         } else {
             change.deletions = Array(oldMiddle)
         }
-        if let keptNew { change.insertions = newMiddle.filter { !keptNew[$0 - prefix] } }
+        change.insertions = newMiddle.filter { !keptNew[$0 - prefix] }
         // Modifications: elements kept in place (prefix, suffix, and the middle's kept run) that changed. A few
         // changed elements are looked for by comparison, which is cheaper per element than hashing.
         if modified.isEmpty { return change }
-        let insertions = change.insertions
         func isKept(_ position: Int) -> Bool {
-            if position < prefix || position >= new.count - suffix { return true }
-            if let keptNew { return keptNew[position - prefix] }
-            return !Self.sortedContains(insertions, position)
+            position < prefix || position >= new.count - suffix || keptNew[position - prefix]
         }
         if modified.count <= 8 {
             // A few changed elements are looked for one at a time, each by a tight scan.
@@ -105,65 +214,6 @@ struct OrderedChangeSet: Equatable {
             if sorted[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low < sorted.count && sorted[low] == value
-    }
-
-    /// The middle parts' diff when only `movable` elements (ascending) may have changed their relative order:
-    /// every other element stays, and a movable element present in both stays when as many of the others precede
-    /// it in both (with, among several such in one gap, the longest run that keeps its order). Returns the old
-    /// positions removed and the new positions inserted (ascending); nil when the other elements do not in fact
-    /// keep their order (the general diff then runs).
-    private static func keptByMovable<Element: Hashable & Comparable>(
-        _ old: [Element], _ oldMiddle: Range<Int>, _ new: [Element], _ newMiddle: Range<Int>, movable: [Element]
-    ) -> (deletions: [Int], insertions: [Int])? {
-        func isMovable(_ element: Element) -> Bool {
-            guard let first = movable.first, let last = movable.last, element >= first, element <= last else {
-                return false
-            }
-            var low = 0, high = movable.count
-            while low < high {
-                let middle = (low + high) / 2
-                if movable[middle] < element { low = middle + 1 } else { high = middle }
-            }
-            return movable[low] == element
-        }
-        // Movable elements with their position and gap (how many other elements precede them) on each side, and a
-        // check, in the same pass, that the other elements are the same sequence on both sides.
-        var oldMovable: [Element: (position: Int, gap: Int)] = [:]
-        var newMovable: [(element: Element, position: Int, gap: Int)] = []
-        var keptOld = Set<Int>(), keptNew = Set<Int>()   // movable ones only
-        var i = oldMiddle.lowerBound, j = newMiddle.lowerBound, gap = 0
-        while i < oldMiddle.upperBound || j < newMiddle.upperBound {
-            if i < oldMiddle.upperBound && isMovable(old[i]) {
-                oldMovable[old[i]] = (i, gap)
-                i += 1
-            } else if j < newMiddle.upperBound && isMovable(new[j]) {
-                newMovable.append((new[j], j, gap))
-                j += 1
-            } else {
-                guard i < oldMiddle.upperBound, j < newMiddle.upperBound, old[i] == new[j] else { return nil }
-                i += 1
-                j += 1
-                gap += 1
-            }
-        }
-        // Movable elements in both, in the same gap, stay in place when they keep their order among themselves.
-        var start = 0
-        while start < newMovable.count {
-            var end = start + 1
-            while end < newMovable.count && newMovable[end].gap == newMovable[start].gap { end += 1 }
-            let candidates = newMovable[start..<end].compactMap { entry -> (old: Int, new: Int)? in
-                guard let oldEntry = oldMovable[entry.element], oldEntry.gap == entry.gap else { return nil }
-                return (oldEntry.position, entry.position)
-            }
-            for index in longestIncreasingRun(candidates.map(\.old)) {
-                keptOld.insert(candidates[index].old)
-                keptNew.insert(candidates[index].new)
-            }
-            start = end
-        }
-        let deletions = oldMovable.values.map(\.position).filter { !keptOld.contains($0) }.sorted()
-        let insertions = newMovable.map(\.position).filter { !keptNew.contains($0) }
-        return (deletions, insertions)
     }
 
     /// The (old, new) positions of the elements present in both middle parts, in new order. Elements are told
