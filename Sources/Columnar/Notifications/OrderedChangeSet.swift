@@ -39,9 +39,9 @@ struct OrderedChangeSet: Equatable {
             change.deletions = Array(oldMiddle)
             change.insertions = Array(newMiddle)
         }
-        let insertions = change.insertions
+        let inserted = Set(change.insertions)   // few: the movable elements' new positions
         change.addModifications(in: new, modified: modified) { position in
-            position < prefix || position >= new.count - suffix || !sortedContains(insertions, position)
+            position < prefix || position >= new.count - suffix || !inserted.contains(position)
         }
         return change
     }
@@ -205,15 +205,6 @@ struct OrderedChangeSet: Equatable {
             }
         }
         return change
-    }
-
-    private static func sortedContains(_ sorted: [Int], _ value: Int) -> Bool {
-        var low = 0, high = sorted.count
-        while low < high {
-            let middle = (low + high) / 2
-            if sorted[middle] < value { low = middle + 1 } else { high = middle }
-        }
-        return low < sorted.count && sorted[low] == value
     }
 
     /// The (old, new) positions of the elements present in both middle parts, in new order. Elements are told
