@@ -45,3 +45,27 @@ extension XCTestCase {
                       file: file, line: line)
     }
 }
+
+/// A test class whose death cases are a table of named bodies: its `testRunDeathCase` calls `runDeathCase()`, and
+/// its tests call `assertStops(name, message)`.
+public protocol DeathCaseTable: XCTestCase {
+    /// The misuse cases, by name; each one must stop the program.
+    var deathCases: [String: () throws -> Void] { get }
+    /// The class's runner test, `"Module.Class/testRunDeathCase"`.
+    static var deathCaseRunner: String { get }
+}
+
+extension DeathCaseTable {
+    /// In a death test's child process, performs the case it was started for; in an ordinary run, nothing.
+    public func runDeathCase() throws {
+        guard let name = currentDeathCase else { return }
+        guard let body = deathCases[name] else { return XCTFail("no death case named '\(name)'") }
+        try body()
+    }
+
+    /// Asserts that the death case `name` stops the program with `message` on standard error.
+    public func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotNil(deathCases[name], "no death case named '\(name)'", file: file, line: line)
+        assertStops(name, runnerTest: Self.deathCaseRunner, message: message, file: file, line: line)
+    }
+}

@@ -11,11 +11,11 @@ final class NonOptionalObjectMapHolder: Object {
     @Persisted var dogs: Map<String, KennelDog>
 }
 
-final class CollectionMisuseTests: RealmTestCase {
-    private static let runner = "ColumnarTests.CollectionMisuseTests/testRunDeathCase"
+final class CollectionMisuseTests: RealmTestCase, DeathCaseTable {
+    static let deathCaseRunner = "ColumnarTests.CollectionMisuseTests/testRunDeathCase"
 
     /// The misuses, by name; each must stop the process.
-    private var cases: [String: () throws -> Void] {
+    var deathCases: [String: () throws -> Void] {
         [
             "map key with a dot": { Map<String, Int>()["a.b"] = 1 },
             "managed map key starting with a dollar": {
@@ -78,15 +78,7 @@ final class CollectionMisuseTests: RealmTestCase {
 
     /// Performs the case named by COLUMNAR_DEATH_CASE in a child process; does nothing in an ordinary run.
     func testRunDeathCase() throws {
-        guard let name = currentDeathCase else { return }
-        let body = try XCTUnwrap(cases[name], "no death case named '\(name)'")
-        try body()
-        XCTFail("death case '\(name)' returned")
-    }
-
-    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
-        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+        try runDeathCase()
     }
 
     func testRefusedMapKeysStop() {

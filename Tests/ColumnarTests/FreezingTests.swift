@@ -197,10 +197,10 @@ final class Counter: @unchecked Sendable {
 }
 
 /// Writing a frozen value and observing one stop with RealmSwift's messages (child processes, DeathTest.swift).
-final class FreezingMisuseTests: RealmTestCase {
-    private static let runner = "ColumnarTests.FreezingMisuseTests/testRunDeathCase"
+final class FreezingMisuseTests: RealmTestCase, DeathCaseTable {
+    static let deathCaseRunner = "ColumnarTests.FreezingMisuseTests/testRunDeathCase"
 
-    private var cases: [String: () throws -> Void] {
+    var deathCases: [String: () throws -> Void] {
         [
             "writing a frozen object": {
                 let realm = try self.openRealm()
@@ -219,13 +219,7 @@ final class FreezingMisuseTests: RealmTestCase {
     }
 
     func testRunDeathCase() throws {
-        guard let name = currentDeathCase, let body = cases[name] else { return }
-        try body()
-    }
-
-    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
-        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+        try runDeathCase()
     }
 
     func testMisuseStopsWithAMessage() {

@@ -908,10 +908,10 @@ struct SplitMix: RandomNumberGenerator {
 }
 
 /// Misuse of `observe` stops with RealmSwift's messages (each case in a child process, DeathTest.swift).
-final class NotificationMisuseTests: RealmTestCase {
-    private static let runner = "ColumnarTests.NotificationMisuseTests/testRunDeathCase"
+final class NotificationMisuseTests: RealmTestCase, DeathCaseTable {
+    static let deathCaseRunner = "ColumnarTests.NotificationMisuseTests/testRunDeathCase"
 
-    private var cases: [String: () throws -> Void] {
+    var deathCases: [String: () throws -> Void] {
         [
             "observing inside a write": {
                 let realm = try self.openRealm()
@@ -928,13 +928,7 @@ final class NotificationMisuseTests: RealmTestCase {
     }
 
     func testRunDeathCase() throws {
-        guard let name = currentDeathCase, let body = cases[name] else { return }
-        try body()
-    }
-
-    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
-        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+        try runDeathCase()
     }
 
     func testMisuseStopsWithAMessage() {

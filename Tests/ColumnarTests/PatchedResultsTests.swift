@@ -17,6 +17,8 @@ final class PatchedRanked: Object {
     @Persisted var name = ""
     @Persisted var score = 0.0
     @Persisted var partner: PatchedRanked?
+    /// A fixed-size value, compared in place by the cluster walk.
+    @Persisted var tag: ObjectId?
 }
 
 final class PatchedResultsTests: RealmTestCase {
@@ -113,11 +115,14 @@ final class PatchedResultsTests: RealmTestCase {
     }
 
     /// A NaN property that nobody changed is not a modification when a neighbour in its cluster changes (stored
-    /// values compare by their bits; with `==`, NaN differed from itself and every such object was reported).
+    /// values compare by their bits; with `==`, NaN differed from itself and every such object was reported); nor
+    /// is an unchanged ObjectId (compared where it lies in the cluster).
     func testAnUnchangedNaNIsNotReportedAsModified() throws {
         let realm = try openRealm()
         try realm.write {
-            for id in 0 ..< 3 { realm.create(PatchedRanked.self, value: ["id": id, "score": Double.nan, "rank": id]) }
+            for id in 0 ..< 3 {
+                realm.create(PatchedRanked.self, value: ["id": id, "score": Double.nan, "rank": id, "tag": ObjectId()])
+            }
         }
         let results = realm.objects(PatchedRanked.self).sorted(byKeyPath: "rank")
         var modifications: [[Int]] = []

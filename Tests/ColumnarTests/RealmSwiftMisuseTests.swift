@@ -8,10 +8,10 @@ import ColumnarTestSupport
 import Foundation
 import XCTest
 
-final class RealmSwiftMisuseTests: RealmTestCase {
-    private static let runner = "ColumnarTests.RealmSwiftMisuseTests/testRunDeathCase"
+final class RealmSwiftMisuseTests: RealmTestCase, DeathCaseTable {
+    static let deathCaseRunner = "ColumnarTests.RealmSwiftMisuseTests/testRunDeathCase"
 
-    private var cases: [String: () throws -> Void] {
+    var deathCases: [String: () throws -> Void] {
         [
             "objects of the base class": {
                 let realm = try self.openRealm()
@@ -38,13 +38,7 @@ final class RealmSwiftMisuseTests: RealmTestCase {
     }
 
     func testRunDeathCase() throws {
-        guard let name = currentDeathCase, let body = cases[name] else { return }
-        try body()
-    }
-
-    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
-        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+        try runDeathCase()
     }
 
     func testClassesTheRealmDoesNotManageStopWithRealmSwiftsMessage() {

@@ -138,10 +138,10 @@ final class ThreadHandOverTests: RealmTestCase {
 }
 
 /// Hand-over misuse stops with RealmSwift's messages (each case in a child process, DeathTest.swift).
-final class ThreadHandOverMisuseTests: RealmTestCase {
-    private static let runner = "ColumnarTests.ThreadHandOverMisuseTests/testRunDeathCase"
+final class ThreadHandOverMisuseTests: RealmTestCase, DeathCaseTable {
+    static let deathCaseRunner = "ColumnarTests.ThreadHandOverMisuseTests/testRunDeathCase"
 
-    private var cases: [String: () throws -> Void] {
+    var deathCases: [String: () throws -> Void] {
         [
             "resolving twice": {
                 let realm = try self.openRealm()
@@ -158,13 +158,7 @@ final class ThreadHandOverMisuseTests: RealmTestCase {
     }
 
     func testRunDeathCase() throws {
-        guard let name = currentDeathCase, let body = cases[name] else { return }
-        try body()
-    }
-
-    private func assertStops(_ name: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertNotNil(cases[name], "no death case named '\(name)'", file: file, line: line)
-        assertStops(name, runnerTest: Self.runner, message: message, file: file, line: line)
+        try runDeathCase()
     }
 
     func testMisuseStopsWithAMessage() {

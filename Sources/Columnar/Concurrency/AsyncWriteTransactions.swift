@@ -65,7 +65,8 @@ final class AsyncWriteQueue {
     var acquisition: Acquisition?
     /// The id of the begin whose block is running (cancelling it then does nothing).
     var runningID: AsyncTransactionId?
-    /// Whether the open write transaction was begun asynchronously.
+    /// Whether the open write transaction was begun asynchronously (cleared when it ends: RealmCore's
+    /// takeWriteTransaction and cancelWrite).
     var transactionIsAsync = false
     /// Completions of commits in flight, by id (removed when cancelled).
     var completions: [AsyncTransactionId: (Swift.Error?) -> Void] = [:]
@@ -121,18 +122,6 @@ extension Realm {
 }
 
 extension RealmCore {
-    /// Runs `body` on the core's own context later: its queue, its actor, or its thread's run loop.
-    func performOnOwnContext(_ body: @escaping () -> Void) {
-        let handOver = QueueHandOver(value: body)
-        if let context = confinementContext {
-            context.perform { handOver.value() }
-        } else if let runLoop = ownRunLoop {
-            runLoop.add(Timer(timeInterval: 0, repeats: false) { _ in handOver.value() }, forMode: .default)
-        } else {
-            preconditionFailure("Columnar: asynchronous writes need a Realm on a thread, a serial queue or an actor")
-        }
-    }
-
     func enqueueAsyncBegin(_ block: @escaping () -> Void, commitAfterwards: Bool,
                            onComplete: ((Swift.Error?) -> Void)?) -> AsyncTransactionId {
         checkThread()
@@ -198,7 +187,6 @@ extension RealmCore {
         } else if begin.commitAfterwards {
             begin.onComplete?(nil)   // the block committed or cancelled the transaction itself
         }
-        if !isInWriteTransaction { asyncWrites.transactionIsAsync = false }
         startNextAsyncBegin()
     }
 
@@ -208,7 +196,6 @@ extension RealmCore {
         let id = asyncWrites.makeID()
         if let onComplete { asyncWrites.completions[id] = onComplete }
         asyncWrites.commitsInFlight.insert(id)
-        asyncWrites.transactionIsAsync = false
         let taken = QueueHandOver(value: takeWriteTransaction())
         let core = QueueHandOver(value: self)
         DispatchQueue.global().async {

@@ -36,12 +36,18 @@ enum Freezing {
         return live
     }
 
-    static func freeze<Value: ThreadConfined>(_ value: Value, core: RealmCore) -> Value {
-        freezeErased(value, core: core) as! Value
+    /// `value` in the frozen core of the version its `core` reads; an unmanaged value (no core) cannot be frozen
+    /// and stops with `unmanaged`.
+    static func freeze<Value: ThreadConfined>(_ value: Value, core: RealmCore?,
+                                             unmanaged: @autoclosure () -> String = "") -> Value {
+        guard let core else { fatalError(unmanaged()) }
+        return freezeErased(value, core: core) as! Value
     }
 
-    static func thaw<Value: ThreadConfined>(_ value: Value, core: RealmCore) -> Value? {
-        thawErased(value, core: core) as? Value
+    /// `value` live in the calling thread's core; an unmanaged value (no core) is its own live self.
+    static func thaw<Value: ThreadConfined>(_ value: Value, core: RealmCore?) -> Value? {
+        guard let core else { return value }
+        return thawErased(value, core: core) as? Value
     }
 
     /// `freeze` for a value known only as `any ThreadConfined` (AnyRealmCollection's).
@@ -77,15 +83,11 @@ extension ObjectBase {
 
     /// The object in a frozen snapshot of its Realm's current version (readable from any thread).
     public func freeze() -> Self {
-        guard let location = _location else { fatalError("Unmanaged objects cannot be frozen.") }
-        return Freezing.freeze(self, core: location.core)
+        Freezing.freeze(self, core: _location?.core, unmanaged: "Unmanaged objects cannot be frozen.")
     }
 
     /// The live object in the calling thread's Realm, or nil when it was deleted there.
-    public func thaw() -> Self? {
-        guard let location = _location else { return self }
-        return Freezing.thaw(self, core: location.core)
-    }
+    public func thaw() -> Self? { Freezing.thaw(self, core: _location?.core) }
 }
 
 extension Results {
@@ -99,49 +101,33 @@ extension Results {
 extension List {
     public var isFrozen: Bool { managed?.core.isFrozen ?? false }
     public func freeze() -> List<Element> {
-        guard let managed else { fatalError("Unmanaged lists cannot be frozen.") }
-        return Freezing.freeze(self, core: managed.core)
+        Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged lists cannot be frozen.")
     }
-    public func thaw() -> List<Element>? {
-        guard let managed else { return self }
-        return Freezing.thaw(self, core: managed.core)
-    }
+    public func thaw() -> List<Element>? { Freezing.thaw(self, core: managed?.core) }
 }
 
 extension MutableSet {
     public var isFrozen: Bool { managed?.core.isFrozen ?? false }
     public func freeze() -> MutableSet<Element> {
-        guard let managed else { fatalError("Unmanaged sets cannot be frozen.") }
-        return Freezing.freeze(self, core: managed.core)
+        Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged sets cannot be frozen.")
     }
-    public func thaw() -> MutableSet<Element>? {
-        guard let managed else { return self }
-        return Freezing.thaw(self, core: managed.core)
-    }
+    public func thaw() -> MutableSet<Element>? { Freezing.thaw(self, core: managed?.core) }
 }
 
 extension Map {
     public var isFrozen: Bool { managed?.core.isFrozen ?? false }
     public func freeze() -> Map<Key, Value> {
-        guard let managed else { fatalError("Unmanaged maps cannot be frozen.") }
-        return Freezing.freeze(self, core: managed.core)
+        Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged maps cannot be frozen.")
     }
-    public func thaw() -> Map<Key, Value>? {
-        guard let managed else { return self }
-        return Freezing.thaw(self, core: managed.core)
-    }
+    public func thaw() -> Map<Key, Value>? { Freezing.thaw(self, core: managed?.core) }
 }
 
 extension LinkingObjects {
     public var isFrozen: Bool { realm?.isFrozen ?? false }
     public func freeze() -> LinkingObjects<Element> {
-        guard let realm else { fatalError("Linking objects of an unmanaged object cannot be frozen.") }
-        return Freezing.freeze(self, core: realm.core)
+        Freezing.freeze(self, core: realm?.core, unmanaged: "Linking objects of an unmanaged object cannot be frozen.")
     }
-    public func thaw() -> LinkingObjects<Element>? {
-        guard let realm else { return self }
-        return Freezing.thaw(self, core: realm.core)
-    }
+    public func thaw() -> LinkingObjects<Element>? { Freezing.thaw(self, core: realm?.core) }
 }
 
 extension SectionedResults {

@@ -59,8 +59,6 @@ enum ChangeStream {
         }
         return Freezing.freezeErased(confined, core: realm.core)
     }
-
-    static func frozen<Value: ThreadConfined>(_ value: Value) -> Value { frozen(value as Any?) as! Value }
 }
 
 extension RealmCollectionChange {
@@ -76,14 +74,13 @@ extension RealmCollectionChange {
     }
 }
 
-extension RealmMapChange where Collection: ThreadConfined {
-    /// The change with its map frozen.
-    var withFrozenValues: Self {
+extension RealmMapChange {
+    /// The change with `transform` applied to its map.
+    func withCollection(_ transform: (Collection) -> Collection) -> Self {
         switch self {
-        case .initial(let map): return .initial(ChangeStream.frozen(map))
+        case .initial(let map): return .initial(transform(map))
         case .update(let map, let deletions, let insertions, let modifications):
-            return .update(ChangeStream.frozen(map), deletions: deletions, insertions: insertions,
-                           modifications: modifications)
+            return .update(transform(map), deletions: deletions, insertions: insertions, modifications: modifications)
         case .error: return self
         }
     }
@@ -172,7 +169,7 @@ extension Map {
 
     public func changes(keyPaths: [String]?) -> RealmChanges<RealmMapChange<Map<Key, Value>>> {
         ChangeStream.make({ queue, block in observe(keyPaths: keyPaths, on: queue, block) },
-                          frozen: { $0.withFrozenValues })
+                          frozen: { $0.withCollection { $0.freeze() } })
     }
 }
 

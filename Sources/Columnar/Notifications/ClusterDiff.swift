@@ -24,12 +24,10 @@ struct ClusterDiff {
     /// for (collection columns are compared object by object on these).
     var touched: [Int64] = []
 
-    var changeCount: Int { inserted.count + deleted.count + changed.count }
-
     /// Compares `columns` (single-valued columns) of `table` between two read transactions; nil when the walk
-    /// failed (a table missing in one version, a damaged node) or more than `limit` objects changed.
+    /// failed (a table missing in one version, a damaged node).
     static func between(old: OpaquePointer, new: OpaquePointer, table: columnar_table_id, columns: [columnar_col_id],
-                        keepTouched: Bool = false, limit: Int = .max) -> ClusterDiff? {
+                        keepTouched: Bool = false) -> ClusterDiff? {
         var oldScan: OpaquePointer?, newScan: OpaquePointer?
         guard columnar_scan_open(old, table, &oldScan) == COLUMNAR_OK,
               columnar_scan_open(new, table, &newScan) == COLUMNAR_OK else {
@@ -68,7 +66,6 @@ struct ClusterDiff {
                 if keepTouched { diff.touched.append(newKey) }
                 guard oldSide.step(), newSide.step() else { return nil }
             }
-            if diff.changeCount > limit { return nil }
         }
         return diff
     }
@@ -209,10 +206,12 @@ private struct DecodedColumn {
         case (.fixed, .fixed):
             if nulls[mine] != other.nulls[theirs] { return false }
             if nulls[mine] != 0 { return true }
-            let a = fixedBytes(mine), b = other.fixedBytes(theirs)
-            // A cluster storing only defaults has no bytes: its values are all zero.
-            if a.isEmpty || b.isEmpty { return a.allSatisfy { $0 == 0 } && b.allSatisfy { $0 == 0 } }
-            return a == b
+            switch (fixedBytes(mine), other.fixedBytes(theirs)) {
+            case (let a?, let b?): return a.count == b.count && memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            case (let a?, nil): return a.allSatisfy { $0 == 0 }   // a cluster storing only defaults: all zero
+            case (nil, let b?): return b.allSatisfy { $0 == 0 }
+            case (nil, nil): return true
+            }
         default:
             return nil
         }
@@ -228,9 +227,9 @@ private struct DecodedColumn {
         return (data, size, isNull)
     }
 
-    /// A fixed-size value's bytes (none for a column that stores only defaults).
-    private func fixedBytes(_ row: Int) -> [UInt8] {
-        guard !view.all_default, width > 0, let data = view.values.data else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data + row * width, count: width))
+    /// A fixed-size value's bytes where they lie (nil for a column that stores only defaults).
+    private func fixedBytes(_ row: Int) -> UnsafeRawBufferPointer? {
+        guard !view.all_default, width > 0, let data = view.values.data else { return nil }
+        return UnsafeRawBufferPointer(start: data + row * width, count: width)
     }
 }

@@ -61,7 +61,8 @@ struct OrderedChangeSet: Equatable {
     }
 
     /// Adds the positions of `new` whose element is in `modified` and that `isKept` says stayed in place.
-    private mutating func addModifications(in new: [Int64], modified: Set<Int64>, isKept: (Int) -> Bool) {
+    private mutating func addModifications<Element: Hashable>(in new: [Element], modified: Set<Element>,
+                                                              isKept: (Int) -> Bool) {
         if modified.isEmpty { return }
         new.withUnsafeBufferPointer { elements in
             if modified.count <= 8 {
@@ -185,24 +186,8 @@ struct OrderedChangeSet: Equatable {
         change.insertions = newMiddle.filter { !keptNew[$0 - prefix] }
         // Modifications: elements kept in place (prefix, suffix, and the middle's kept run) that changed. A few
         // changed elements are looked for by comparison, which is cheaper per element than hashing.
-        if modified.isEmpty { return change }
-        func isKept(_ position: Int) -> Bool {
+        change.addModifications(in: new, modified: modified) { position in
             position < prefix || position >= new.count - suffix || keptNew[position - prefix]
-        }
-        if modified.count <= 8 {
-            // A few changed elements are looked for one at a time, each by a tight scan.
-            new.withUnsafeBufferPointer { elements in
-                for element in modified {
-                    for position in elements.indices where elements[position] == element && isKept(position) {
-                        change.modifications.append(position)
-                    }
-                }
-            }
-            change.modifications.sort()
-        } else {
-            for position in 0..<new.count where modified.contains(new[position]) && isKept(position) {
-                change.modifications.append(position)
-            }
         }
         return change
     }

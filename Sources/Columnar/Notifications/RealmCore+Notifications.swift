@@ -147,15 +147,23 @@ extension RealmCore {
             core.notifications.wakeDone()
             core.handleWake()
         }
+        if !performOnOwnContext(wake) { notifications.wakeDone() }
+    }
+
+    /// Runs `body` later on the core's own context: its queue, its actor, or its thread's run loop. False (and
+    /// nothing runs) for a core without one (a frozen core).
+    @discardableResult
+    func performOnOwnContext(_ body: @escaping () -> Void) -> Bool {
+        let handOver = QueueHandOver(value: body)
         if let context = confinementContext {
-            context.perform(wake)
+            context.perform { handOver.value() }
         } else if let runLoop = ownRunLoop {
             // A timer is the one run-loop source another thread can add that also wakes the loop.
-            let timer = Timer(timeInterval: 0, repeats: false) { _ in wake() }
-            runLoop.add(timer, forMode: .default)
+            runLoop.add(Timer(timeInterval: 0, repeats: false) { _ in handOver.value() }, forMode: .default)
         } else {
-            notifications.wakeDone()
+            return false
         }
+        return true
     }
 
     /// On the core's thread or queue: refresh (autorefresh) and deliver, or tell Realm observers a refresh is

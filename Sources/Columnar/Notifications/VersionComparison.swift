@@ -87,9 +87,9 @@ final class VersionComparison {
 
     /// The objects of a table that were inserted, deleted, or changed in any of `columns` (single-valued) between
     /// the versions (`changed`, ascending), and which of them exist in the new version (`present`, ascending); nil
-    /// when more than `limit` objects did (a caller then re-evaluates rather than patches) or the walk failed.
-    func tableChanges(_ table: columnar_table_id, _ columns: [columnar_col_id],
-                      limit: Int) -> (changed: [Int64], present: [Int64])? {
+    /// when the walk failed.
+    func tableChanges(_ table: columnar_table_id,
+                      _ columns: [columnar_col_id]) -> (changed: [Int64], present: [Int64])? {
         guard versionChanged else { return ([], []) }
         guard let tableDiff = tableDiff(table), let wanted = tableDiff.mask(of: columns) else { return nil }
         let diff = tableDiff.diff
@@ -97,7 +97,6 @@ final class VersionComparison {
         for (key, differing) in zip(diff.changed, diff.changedColumns) where differing & wanted != 0 {
             changed.append(key)
         }
-        guard changed.count + diff.inserted.count + diff.deleted.count <= limit else { return nil }
         let present = Self.merged(diff.inserted, changed)
         return (Self.merged(present, diff.deleted), present)
     }

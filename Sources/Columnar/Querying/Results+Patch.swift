@@ -25,7 +25,7 @@ extension Results {
         guard source.isTable, !isWholeTable, !isInvalidated, !core.isInWriteTransaction,
               comparison.new === core.readVersion, snapshot.state != core.changeCounter,
               let target, let binding = currentBinding, let plan = patchPlan(target: target),
-              let changes = comparison.tableChanges(binding.table, plan.columns, limit: .max)
+              let changes = comparison.tableChanges(binding.table, plan.columns)
         else { return nil }
         if changes.changed.count > Swift.min(Self.patchLimit, Swift.max(1, previous.count / Self.patchShare)) {
             return (keys, changes.changed)

@@ -241,6 +241,7 @@ final class RealmCore {
         let txn = transaction!
         transaction = nil
         isInWriteTransaction = false
+        asyncWrites.transactionIsAsync = false
         if let writes = writesOfTransaction {
             // Filed before the commit, under the version it will make: a delivery can only see that version after
             // the commit, and a failed commit's entry names a version that will be another commit's (which then
