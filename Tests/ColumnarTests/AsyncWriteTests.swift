@@ -126,6 +126,29 @@ final class AsyncWriteTests: RealmTestCase {
         onQueue { realm in XCTAssertEqual(self.names(realm), ["sync", "async"]) }
     }
 
+    /// A transaction begun asynchronously and left open by its block may be committed synchronously later; then no
+    /// asynchronous work is left.
+    func testAnAsyncBegunTransactionCommittedSynchronouslyLeavesNothingPending() throws {
+        let begun = expectation(description: "the block ran")
+        var kept: Realm?   // the queue's Realm stays open between the two blocks, as an application keeps it
+        onQueue { realm in
+            kept = realm
+            realm.beginAsyncWrite {
+                realm.create(NoteDog.self, value: ["name": "left open"])
+                begun.fulfill()
+            }
+        }
+        wait(for: [begun], timeout: 20)
+        onQueue { realm in
+            defer { kept = nil }
+            XCTAssertTrue(realm.isInWriteTransaction)
+            XCTAssertTrue(realm.isPerformingAsynchronousWriteOperations)
+            try realm.commitWrite()
+            XCTAssertFalse(realm.isPerformingAsynchronousWriteOperations)
+            XCTAssertEqual(self.names(realm), ["left open"])
+        }
+    }
+
     /// A write begun synchronously may be committed asynchronously; on a thread, callbacks come from its run loop.
     func testCommitAsyncWriteOfASynchronousTransactionOnARunLoopThread() throws {
         let configuration = self.configuration!
