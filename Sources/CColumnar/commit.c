@@ -21,6 +21,7 @@
 #include "durability.h"
 #include "header.h"
 #include "recovery.h"
+#include "writelog.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -651,6 +652,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
         goto failed_io;
     }
     cc_io_step(db->io, COLUMNAR_STEP_SLOT_WRITTEN);
+    cc_write_log_note_commit(txn, image.version);
     cc_version_state state = { image.version, image.top_ref, image.used_size, file_size, image.base_version };
     cc_lock_record_version(db->lock, &state);
     if (!cc_lock_chain_advance(db->lock, txn->chain_epoch, txn->version, image.version)) {

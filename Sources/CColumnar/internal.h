@@ -260,6 +260,8 @@ struct columnar_txn {
     bool is_write;
     bool poisoned;
     bool has_slot;
+    bool logged_writes;      /* the write log holds this transaction's writes (writelog.c) */
+    bool log_expected;       /* the write log was enabled when it began, so its writer knew to log */
     uint32_t reader_slot;
     uint64_t version;        /* base version */
     uint64_t top_ref;

@@ -8,7 +8,8 @@
  * rather than misread it. Nothing in it is a process id (pids are per namespace): liveness comes from
  * open-file-description locks, which the kernel releases when the open file goes away (lock.h).
  *
- * LAYOUT (struct cc_lock_shared, 11872 bytes; checked by _Static_assert below)
+ * LAYOUT (struct cc_lock_shared, 11872 bytes, then the write log at 64 KiB; the file is CC_LOCK_FILE_BYTES;
+ * checked by _Static_assert below)
  *
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "CLMNLCK2" (written last when initialising)
@@ -18,7 +19,10 @@
  *       20    4 handle slot count (256)
  *       24    8 data file device  ┐ the file this lock file serves: another file with the same lock file
  *       32    8 data file inode   ┘ is refused while this one is open
- *       40   24 reserved, zero
+ *       40    8 write log head: records ever appended (writelog.c)   ┐ written only by the writer lock's
+ *       48    8 write log reservation: head once the append completes ┘ holder
+ *       56    8 write log enabled: 0 = no; else every version above this value - 1 has its entry (never cleared;
+ *               UINT64_MAX while being enabled)
  *       64    8 chain word: epoch (bits 48..63) and latest written version W (bits 0..47)
  *       72    8 durable version D: every version <= D is on stable storage
  *       80    8 published version P: what a new reader is given
@@ -34,6 +38,7 @@
  *     1152  512 failure ring, 16 x 32 bytes: epoch, lowest failed version - 1, highest failed version, error
  *     1664 2048 handle generations, 256 x 8 bytes
  *     3712 8160 reader slots, 510 x 16 bytes: owner (generation << 16 | handle slot + 1; 0 = free), pinned version
+ *    65536   1M write log: 65,536 records of 16 bytes, a ring (writelog.c)
  *
  * WHO INITIALISES. Every opener holds a read lock on the lock file's init byte while it has it open. An opener
  * whose non-blocking write lock on that byte succeeds is alone: it (re)initialises everything, keeps the write
@@ -71,7 +76,7 @@
 
 #define CC_LOCK_MAGIC "CLMNLCK2"
 #define CC_LOCK_MAGIC_BYTES 8
-#define CC_LOCK_LAYOUT_VERSION 2u
+#define CC_LOCK_LAYOUT_VERSION 3u
 
 /* OFD lock bytes of the data file: far past COLUMNAR_MAX_MAP_BYTES, so never in the way of data. */
 #define CC_DATA_WRITER_BYTE (1ll << 50)
@@ -126,7 +131,9 @@ typedef struct cc_lock_shared {
     uint32_t handle_slot_count;
     uint64_t data_device;
     uint64_t data_inode;
-    uint8_t reserved0[24];
+    _Atomic uint64_t log_head;
+    _Atomic uint64_t log_reserved;
+    _Atomic uint64_t log_enabled_after;
     _Atomic uint64_t chain_word;
     _Atomic uint64_t durable_version;
     _Atomic uint64_t published_version;
@@ -149,6 +156,8 @@ _Static_assert(sizeof(cc_failure_entry) == 32, "failure entry layout");
 _Static_assert(offsetof(cc_lock_shared, layout_version) == 8, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, handle_slot_count) == 20, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, data_device) == 24, "lock file layout");
+_Static_assert(offsetof(cc_lock_shared, log_head) == 40, "lock file layout");
+_Static_assert(offsetof(cc_lock_shared, log_enabled_after) == 56, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, chain_word) == 64, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, sync_sequence) == 88, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, storage_error) == 108, "lock file layout");
@@ -157,7 +166,8 @@ _Static_assert(offsetof(cc_lock_shared, failures) == 1152, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, handle_generations) == 1664, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, readers) == 3712, "lock file layout");
 _Static_assert(sizeof(cc_lock_shared) == 3712 + 16 * CC_LOCK_READER_SLOTS, "lock file layout");
-_Static_assert(sizeof(cc_lock_shared) < 64 * 1024, "the lock file should stay small");
+_Static_assert(sizeof(cc_lock_shared) <= CC_LOCK_LOG_OFFSET, "the shared structure ends before the write log");
+_Static_assert(sizeof(cc_log_record) == 16, "write log record layout");
 
 struct cc_lock {
     cc_lock_shared *shared;   /* the mapping; NULL until mapped */
@@ -244,9 +254,9 @@ static void initialise_shared(cc_lock_shared *shared, uint64_t data_device, uint
 /* We hold the only lock on the file: empty it, size it, map it and initialise it. */
 static int create_fresh(cc_lock *lock, uint64_t data_device, uint64_t data_inode) {
     /* Truncating to zero first guarantees the new contents read as zeros, whatever was there before. */
-    if (ftruncate(lock->fd, 0) != 0 || ftruncate(lock->fd, (off_t)sizeof(cc_lock_shared)) != 0)
+    if (ftruncate(lock->fd, 0) != 0 || ftruncate(lock->fd, (off_t)CC_LOCK_FILE_BYTES) != 0)
         return cc_error(-errno, 0, "", "cannot size lock file %s: %s", lock_name(lock), strerror(errno));
-    void *mapping = mmap(NULL, sizeof(cc_lock_shared), PROT_READ | PROT_WRITE, MAP_SHARED, lock->fd, 0);
+    void *mapping = mmap(NULL, CC_LOCK_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, lock->fd, 0);
     if (mapping == MAP_FAILED)
         return cc_error(-errno, 0, "", "cannot map lock file %s: %s", lock_name(lock), strerror(errno));
     lock->shared = mapping;
@@ -265,12 +275,12 @@ static int map_existing(cc_lock *lock, uint64_t data_device, uint64_t data_inode
         goto fail;
     }
     /* Checked before mapping: touching a mapping beyond the end of a shorter file would raise SIGBUS. */
-    if (status.st_size != (off_t)sizeof(cc_lock_shared)) {
+    if (status.st_size != (off_t)CC_LOCK_FILE_BYTES) {
         rc = CC_FAIL(COLUMNAR_ELOCKFILE, "lock file %s is %lld bytes, expected %zu: another version or damaged",
-                     lock_name(lock), (long long)status.st_size, sizeof(cc_lock_shared));
+                     lock_name(lock), (long long)status.st_size, (size_t)CC_LOCK_FILE_BYTES);
         goto fail;
     }
-    mapping = mmap(NULL, sizeof(cc_lock_shared), PROT_READ | PROT_WRITE, MAP_SHARED, lock->fd, 0);
+    mapping = mmap(NULL, CC_LOCK_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, lock->fd, 0);
     if (mapping == MAP_FAILED) {
         rc = cc_error(-errno, 0, "", "cannot map lock file %s: %s", lock_name(lock), strerror(errno));
         goto fail;
@@ -302,7 +312,7 @@ static int map_existing(cc_lock *lock, uint64_t data_device, uint64_t data_inode
     return 0;
 
 fail:
-    if (mapping != MAP_FAILED) munmap(mapping, sizeof(cc_lock_shared));
+    if (mapping != MAP_FAILED) munmap(mapping, CC_LOCK_FILE_BYTES);
     return rc;
 }
 
@@ -416,7 +426,7 @@ int cc_lock_open(const char *path, int data_fd, bool read_only, cc_lock **out_lo
     if (path == NULL) {
         /* An in-memory database: the handles of this process share this cc_lock, so anonymous shared memory
          * (never copied on write) gives the same semantics as a file without touching the disk. */
-        void *mapping = mmap(NULL, sizeof(cc_lock_shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+        void *mapping = mmap(NULL, CC_LOCK_FILE_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
                              -1, 0);
         if (mapping == MAP_FAILED) {
             rc = cc_error(-errno, 0, "", "cannot map shared memory for an in-memory lock: %s", strerror(errno));
@@ -466,7 +476,7 @@ int cc_lock_data_create(int data_fd, bool lock) {
 
 void cc_lock_close(cc_lock *lock) {
     if (lock == NULL) return;
-    if (lock->shared != NULL) munmap(lock->shared, sizeof(cc_lock_shared));
+    if (lock->shared != NULL) munmap(lock->shared, CC_LOCK_FILE_BYTES);
     /* Closing the descriptor drops our init and handle bytes, so the last handle to close lets the next opener
      * reinitialise. The alias byte on the data file goes when the data file's descriptor is closed. */
     if (lock->fd >= 0) close(lock->fd);
@@ -910,9 +920,9 @@ int cc_lock_file_read(const char *path, cc_lock_file_state *out, cc_lock_reader_
         done += (size_t)n;
         got = (ssize_t)done;
     }
-    if (status.st_size != (off_t)sizeof *copy || got != (ssize_t)sizeof *copy) {
+    if (status.st_size != (off_t)CC_LOCK_FILE_BYTES || got != (ssize_t)sizeof *copy) {
         snprintf(out->problem, sizeof out->problem, "the lock file is %lld bytes; this build's layout is %zu",
-                 (long long)status.st_size, sizeof *copy);
+                 (long long)status.st_size, (size_t)CC_LOCK_FILE_BYTES);
         goto done;
     }
     out->layout_version = copy->layout_version;
@@ -963,4 +973,18 @@ done:
     free(copy);
     close(fd);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------------------- */
+/* The write log's place in the mapping (its protocol is in writelog.c)                                          */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+cc_log_view cc_lock_write_log(cc_lock *lock) {
+    cc_log_view view = {
+        .head = &lock->shared->log_head,
+        .reserved = &lock->shared->log_reserved,
+        .enabled_after = &lock->shared->log_enabled_after,
+        .records = (cc_log_record *)((uint8_t *)lock->shared + CC_LOCK_LOG_OFFSET),
+    };
+    return view;
 }

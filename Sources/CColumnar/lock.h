@@ -24,6 +24,7 @@
 #ifndef COLUMNAR_LOCK_H
 #define COLUMNAR_LOCK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,10 @@
 #define CC_LOCK_VERSION_RING 16u
 /* Failed syncs remembered, so a committer that slept through several can still tell whether its own failed. */
 #define CC_LOCK_FAILURE_RING 16u
+/* The write log (writelog.c): a ring of records after the shared structure, and the lock file's whole size. */
+#define CC_LOCK_LOG_OFFSET (64u * 1024u)
+#define CC_LOCK_LOG_RECORDS (1u << 16)
+#define CC_LOCK_FILE_BYTES (CC_LOCK_LOG_OFFSET + CC_LOCK_LOG_RECORDS * 16u)
 
 typedef struct cc_lock cc_lock;
 
@@ -150,6 +155,23 @@ void cc_lock_reader_release(cc_lock *lock, uint32_t slot);
 uint64_t cc_lock_oldest_pinned(cc_lock *lock, uint64_t latest);
 /* Distinct versions pinned by live readers, counting `latest` once whether pinned or not. */
 uint64_t cc_lock_live_versions(cc_lock *lock, uint64_t latest);
+
+/* One record of the write log: two words, so that readers racing the writer load them atomically. */
+typedef struct cc_log_record {
+    _Atomic uint64_t words[2];
+} cc_log_record;
+
+/* Where the write log lives in the mapping (its protocol is in writelog.c). */
+typedef struct cc_log_view {
+    _Atomic uint64_t *head;      /* records ever appended, published after they are written */
+    _Atomic uint64_t *reserved;  /* the head an append in progress will reach, stored before it writes */
+    /* 0 until someone observes changes; then 1 + the latest version written before every writer knew (UINT64_MAX
+     * while being set); never cleared while the file is open */
+    _Atomic uint64_t *enabled_after;
+    cc_log_record *records;      /* CC_LOCK_LOG_RECORDS of them */
+} cc_log_view;
+
+cc_log_view cc_lock_write_log(cc_lock *lock);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Reading the lock file from outside (inspection)                                                              */

@@ -236,6 +236,7 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
     }
     txn->db = db;
     txn->is_write = true;
+    txn->log_expected = columnar_write_log_enabled(db);
     cc_io_step(db->io, COLUMNAR_STEP_WRITER_LOCKED);
     /* A writer that died holding the lock, a dead sync leader or a failed sync: bring the chain back to a known
      * durable state before building on it. */

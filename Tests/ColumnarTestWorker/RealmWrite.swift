@@ -1,6 +1,7 @@
 // `ColumnarTestWorker realm-write PATH`: writes RealmSwift-style model objects through the object API, so a test
-// can check that data written by one process is read back by a fresh one. The model classes match those of
-// Tests/ColumnarTests/Models.swift (same names and properties).
+// can check that data written by one process is read back by a fresh one; `realm-self-assign PATH` sets every
+// Dog's age to the value it holds, in one write. The model classes match those of Tests/ColumnarTests/Models.swift
+// (same names and properties).
 
 import Columnar
 import Foundation
@@ -29,5 +30,12 @@ func realmWrite(path: String) throws {
     }
     try realm.write {
         realm.add(person)
+    }
+}
+
+func realmSelfAssign(path: String) throws {
+    let realm = try Realm(fileURL: URL(fileURLWithPath: path))
+    try realm.write {
+        for dog in realm.objects(Dog.self) { dog.age = dog.age }
     }
 }

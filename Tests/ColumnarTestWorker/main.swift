@@ -18,6 +18,9 @@
 //   ColumnarTestWorker realm-write PATH
 //       Opens a Realm at PATH through the object API and adds a Person with three Dogs (RealmWrite.swift).
 //
+//   ColumnarTestWorker realm-self-assign PATH
+//       Sets every Dog's age to the value it holds, in one write transaction (RealmWrite.swift).
+//
 //   ColumnarTestWorker powercut-campaign ... | campaign-writer ...
 //       The power-cut campaign and its writers (PowerCutCampaign.swift).
 //
@@ -286,12 +289,14 @@ func increment(path: String, count: Int) throws {
 }
 
 let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT | "
-    + "realm-write PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
+    + "realm-write PATH | realm-self-assign PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch arguments.first {
     case "realm-write" where arguments.count == 2:
         try realmWrite(path: arguments[1])
+    case "realm-self-assign" where arguments.count == 2:
+        try realmSelfAssign(path: arguments[1])
     case "commit-loop" where arguments.count >= 2:
         try commitLoop(path: arguments[1], options: try CommitLoopOptions(arguments.dropFirst(2)))
     case "hold-reader" where arguments.count == 2:

@@ -570,6 +570,46 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    /// Another process sets properties to the values they hold: collection and object observers are told, as for a
+    /// self-assignment made here (the writes come through the write log in the lock file).
+    func testSelfAssignmentInAnotherProcessNotifies() throws {
+        let path = configuration.fileURL!.path
+        try WorkerProcess(["realm-write", path]).waitForSuccess()
+        let realm = try openRealm()
+        let dogs = realm.objects(Dog.self).sorted(byKeyPath: "age")
+        XCTAssertEqual(dogs.count, 3)
+        let collectionUpdate = expectation(description: "collection update")
+        let objectChange = expectation(description: "object change")
+        var modifications: [Int] = []
+        var changedProperties: [String] = []
+        var values: [(Int?, Int?)] = []
+        let collectionToken = dogs.observe { change in
+            if case .update(_, let deletions, let insertions, let modified) = change {
+                XCTAssertEqual(deletions, [])
+                XCTAssertEqual(insertions, [])
+                modifications = modified
+                collectionUpdate.fulfill()
+            }
+        }
+        let fido = dogs[1]
+        let objectToken = fido.observe { change in
+            if case .change(_, let properties) = change {
+                changedProperties = properties.map(\.name)
+                values = properties.map { ($0.oldValue as? Int, $0.newValue as? Int) }
+                objectChange.fulfill()
+            }
+        }
+        realm.refresh()
+        try WorkerProcess(["realm-self-assign", path]).waitForSuccess()
+        wait(for: [collectionUpdate, objectChange], timeout: 10)
+        XCTAssertEqual(modifications, [0, 1, 2])
+        XCTAssertEqual(changedProperties, ["age"])
+        XCTAssertEqual(values.map(\.0), [3])
+        XCTAssertEqual(values.map(\.1), [3])
+        collectionToken.invalidate()
+        objectToken.invalidate()
+    }
+
     /// `for await change in results.changes`: every change, each with a frozen copy readable in the consuming task.
     func testChangesAsAnAsyncSequenceCarryFrozenCollections() throws {
         let realm = try openRealm()

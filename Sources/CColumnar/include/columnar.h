@@ -888,6 +888,46 @@ int columnar_faultio_apply_power_cut(columnar_faultio *faultio, const char *path
 int columnar_faultio_forget(const char *path);
 
 /* ---------------------------------------------------------------------------------------------------------- */
+/* Write log (what commits set, for change notifications)                                                       */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Change notifications compare versions to find what changed, which cannot see a property set to the value it
+ * already held; the object model reports such a write as a modification. So once any handle of the file enables
+ * the write log, writers may record the properties they set, and observers in any process read them back by the
+ * versions that made them. The log is a ring in the lock file's shared memory (65,536 records): it remembers the
+ * recent commits only, and a commit that sets more than half of it is recorded as incomplete. */
+
+/** One property a write transaction set. */
+typedef struct columnar_logged_write {
+    columnar_table_id table;   /**< any table id but UINT32_MAX */
+    columnar_col_id column;
+    columnar_key key;
+} columnar_logged_write;
+
+/** Asks every writer of the file, in any process, to log what it sets (until the last handle closes the file).
+ *  Errors: COLUMNAR_EMISUSE (a handle opened with COLUMNAR_OPEN_NO_LOCK has no shared memory). */
+int columnar_write_log_enable(columnar_db *db);
+
+/** Whether some handle of the file enabled the write log, so a writer should log what it sets. */
+bool columnar_write_log_enabled(columnar_db *db);
+
+/** Records what the write transaction set, under the version its commit will make. Called at most once per
+ *  transaction, before the commit; a transaction that commits without calling it while the log is enabled is
+ *  recorded as having set nothing. A commit that fails leaves an entry that the next commit of that version
+ *  supersedes. Errors: COLUMNAR_EMISUSE (read transaction, second call, a table id of UINT32_MAX, no lock file),
+ *  COLUMNAR_EPOISONED. */
+int columnar_txn_log_writes(columnar_txn *txn, const columnar_logged_write *writes, size_t count);
+
+/** Reads what the commits that made the versions after `after` up to `through` set, and hands it to `visit` once
+ *  (an array of `count` writes, possibly with repeats, valid during the call; not called when there are none).
+ *  `*out_complete` says whether every such commit's writes were found: false when the ring no longer holds some
+ *  of them, when a commit's writes did not fit, or when a commit was made before the log was enabled.
+ *  Errors: COLUMNAR_EMISUSE (no lock file), -ENOMEM. */
+int columnar_write_log_read(columnar_db *db, uint64_t after, uint64_t through,
+                            void (*visit)(void *context, const columnar_logged_write *writes, size_t count),
+                            void *context, bool *out_complete);
+
+/* ---------------------------------------------------------------------------------------------------------- */
 /* Inspection (the read-only file inspector, columnar-inspect)                                                  */
 /* ---------------------------------------------------------------------------------------------------------- */
 

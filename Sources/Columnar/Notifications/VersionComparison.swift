@@ -24,13 +24,13 @@ final class VersionComparison {
     }
 
     private var changedRowsCache: [RowsKey: Set<Int64>] = [:]
-    /// The property writes this process's commits between the versions recorded (self-assignments included).
+    /// The property writes the commits between the versions recorded, in any process (self-assignments included).
     private lazy var loggedWrites: Set<CommitWriteLog.Write> = {
         guard let old, versionChanged else { return [] }
         return core.file.writeLog.writes(after: old.version, through: new.version)
     }()
 
-    /// Whether a commit of this process between the versions set the property (to any value, its own included).
+    /// Whether a commit between the versions set the property (to any value, its own included).
     func wasWritten(_ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id) -> Bool {
         !loggedWrites.isEmpty && loggedWrites.contains(CommitWriteLog.Write(table: table, key: key, column: column))
     }

@@ -244,9 +244,8 @@ final class RealmCore {
         asyncWrites.transactionIsAsync = false
         if let writes = writesOfTransaction {
             // Filed before the commit, under the version it will make: a delivery can only see that version after
-            // the commit, and a failed commit's entry names a version that will be another commit's (which then
-            // replaces it), at worst reporting a spurious modification.
-            file.writeLog.record(writes, version: columnar_txn_version(txn) + 1)
+            // the commit, and the next commit of the version a failed commit named supersedes its entry.
+            file.writeLog.record(writes, transaction: txn)
             writesOfTransaction = nil
         }
         return txn

@@ -66,8 +66,8 @@ final class StorageFile: @unchecked Sendable {
     let path: String
     /// Whether the database lives in memory only (no other process can commit to it).
     let isInMemory: Bool
-    /// The property writes of this process's recent commits, for notifications (Notifications/CommitWriteLog.swift).
-    let writeLog = CommitWriteLog()
+    /// The property writes of recent commits of any process, for notifications (Notifications/CommitWriteLog.swift).
+    var writeLog: CommitWriteLog { CommitWriteLog(handle: handle) }
 
     init(path: String, flags: UInt32, maximumVersions: UInt64) throws {
         var options = columnar_open_options()
