@@ -3,10 +3,15 @@
  * The iterator remembers only the next key to visit, so it stays correct across tree changes in a write
  * transaction (clusters a write made private are reported from private memory).
  */
+#include "kernels.h"
 #include "tree.h"
 
 int64_t columnar_array_get_int(const columnar_array *array, uint64_t index) {
     return cc_packed_get(array->data, (uint8_t)array->width, index);
+}
+
+void columnar_array_decode_int(const columnar_array *array, uint64_t from, uint64_t count, int64_t *out) {
+    cc_unpack_ints(array->data, array->width, from, count, out);
 }
 
 int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, columnar_cluster_iter *iter) {

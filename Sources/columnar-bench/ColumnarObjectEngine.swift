@@ -109,6 +109,28 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
         return sum
     }
 
+    func sortedIDs(path: String, limit: Int?, repetitions: Int, recorder: inout LatencyRecorder) throws -> [Int] {
+        let realm = try Self.open(path)
+        var ids: [Int] = []
+        recorder.startRun()
+        for _ in 0 ..< repetitions {
+            ids = try recorder.measure { () throws -> [Int] in
+                let sorted = realm.objects(Item.self).sorted(byKeyPath: "someInt")
+                switch limit {
+                case nil:
+                    guard let ids = sorted.value(forKey: "id") as? [Int] else {
+                        throw BenchError.wrongAnswer(engine: name, what: "value(forKey: \"id\") did not return [Int]")
+                    }
+                    return ids
+                case 1?: return sorted.first.map { [$0.id] } ?? []
+                case let count?: return sorted.prefix(count).map(\.id)
+                }
+            }
+        }
+        recorder.endRun()
+        return ids
+    }
+
     private static func open(_ path: String) throws -> Realm {
         try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self]))
     }

@@ -13,6 +13,10 @@
 //   lookup:  `lookupCount` objects found by primary key in a seeded random order, reading one Int property of each
 //            (Columnar: `realm.object(ofType:forPrimaryKey:)`; SQLite: a prepared `SELECT ... WHERE id = ?` on the
 //            INTEGER PRIMARY KEY).
+//   sort:    every object sorted by `someInt` (no index on either side), the ids read in that order; then only the
+//            first one and only the first 100 (Columnar: `realm.objects(Item.self).sorted(byKeyPath: "someInt")`,
+//            then `value(forKey: "id")`, `.first` or `.prefix(100)`; SQLite: `SELECT id FROM item ORDER BY someInt`,
+//            with `LIMIT 1` or `LIMIT 100`). Each sort is one operation, made afresh (a new Results, a reset statement).
 // Each read workload sums what it read and the sum is checked, so a wrong engine fails the run.
 
 /// The object of the object suite: row `rowIndex` of a `DataSet` with primary key `rowIndex` (the `large` value of
@@ -42,6 +46,9 @@ protocol ObjectBenchmarkEngine: EngineIdentity {
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int)
     /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
+    /// Sorts every object by `someInt` `repetitions` times, each time reading the ids of the first `limit` objects
+    /// in that order (all of them with nil), each sort timed as one operation; returns the last sort's ids.
+    func sortedIDs(path: String, limit: Int?, repetitions: Int, recorder: inout LatencyRecorder) throws -> [Int]
 }
 
 /// An engine of the held-objects workload: the object API, and the C API read it is measured against.
@@ -112,8 +119,31 @@ extension WorkloadRunner {
                                                  what: "lookups summed to \(sum), expected \(expectedLookupSum)")
                 }
             })
-            if !keepFiles { removeFiles(of: engine, at: path) }
         }
+
+        // Sorting by an unindexed property: ties (someInt repeats) may come in any order, so a sort is right when
+        // its ids are distinct and their values are the smallest values in ascending order.
+        let someInts = (0 ..< objectCount).map { ObjectRow(data.row(at: $0), id: $0).someInt }
+        let sortedValues = someInts.sorted()
+        let sortRuns: [(String, Int?, Int)] = [("objects: sort by unindexed int, read ids", nil, 5),
+                                               ("objects: sorted by unindexed int, first", 1, 20),
+                                               ("objects: sorted by unindexed int, prefix(100)", 100, 20)]
+        for (workload, limit, repetitions) in sortRuns {
+            for engine in objectEngines {
+                let path = databasePath(engine, "objects")
+                results.append(try measure(workload, engine, path, operations: repetitions) { recorder in
+                    let ids = try engine.sortedIDs(path: path, limit: limit, repetitions: repetitions,
+                                                   recorder: &recorder)
+                    let wanted = min(limit ?? objectCount, objectCount)
+                    guard ids.count == wanted, Set(ids).count == wanted, ids.allSatisfy({ $0 >= 0 && $0 < objectCount }),
+                          ids.map({ someInts[$0] }).elementsEqual(sortedValues.prefix(wanted)) else {
+                        throw BenchError.wrongAnswer(engine: engine.name, what: "\(workload): \(ids.count) ids, not "
+                            + "the \(wanted) distinct objects with the smallest values in ascending order")
+                    }
+                })
+            }
+        }
+        for engine in objectEngines where !keepFiles { removeFiles(of: engine, at: databasePath(engine, "objects")) }
         return results
     }
 }

@@ -66,6 +66,28 @@ extension SQLiteEngine: ObjectBenchmarkEngine {
         return (objectCount, sum)
     }
 
+    func sortedIDs(path: String, limit: Int?, repetitions: Int, recorder: inout LatencyRecorder) throws -> [Int] {
+        let db = try Connection(path: path, create: false)
+        defer { db.close() }
+        let select = try db.prepare("SELECT id FROM item ORDER BY someInt" + (limit.map { " LIMIT \($0)" } ?? ""))
+        defer { select.finalize() }
+        try db.execute("BEGIN")
+        var ids: [Int] = []
+        recorder.startRun()
+        for _ in 0 ..< repetitions {
+            ids = try recorder.measure { () throws -> [Int] in
+                try select.reset()
+                var ids: [Int] = []
+                while try select.step() { ids.append(Int(sqlite3_column_int64(select.handle, 0))) }
+                return ids
+            }
+        }
+        recorder.endRun()
+        try select.reset()
+        try db.execute("COMMIT")
+        return ids
+    }
+
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int {
         let db = try Connection(path: path, create: false)
         defer { db.close() }

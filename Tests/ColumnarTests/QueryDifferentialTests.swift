@@ -69,6 +69,9 @@ final class QDFixture {
 
     func id(_ type: QDClass, _ index: Int) -> Int { type == .item ? index : 1_000 + index }
 
+    /// The index of the item whose `id` is `id` (items' ids are their indices).
+    func itemIndex(id: Int) -> Int { id }
+
     /// `id BETWEEN {window}`.
     func windowPredicate(_ window: ClosedRange<Int>) -> QDPredicate {
         .between(nil, .path(QDPath(["id"])), lower: .literal(.int(Int64(window.lowerBound)), "\(window.lowerBound)"),
@@ -327,6 +330,45 @@ final class QueryDifferentialTests: XCTestCase {
                                        expected: expected, actual: actual,
                                        names: Set(descriptors.map { String($0.keyPath.split(separator: ".")[0]) }),
                                        fixture: fixture))
+            }
+        }
+        XCTAssertEqual(mismatches, 0, fixture.replayNote)
+    }
+
+    /// `first` and `prefix(k)` of sorted results pick their objects without sorting the rest (a top-k selection):
+    /// they must be exactly the first objects of the whole sort, ties in the same order.
+    func testFirstAndPrefixOfSortedResultsAreTheFirstObjectsOfTheSort() throws {
+        let fixture = try self.fixture()
+        var generator = SeededGenerator(seed: SeededGenerator.hash(fixture.seed, 7))
+        var mismatches = 0
+        for number in 0 ..< 20 {
+            var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
+            // Half the runs keep every object (the selection then meets every null, NaN and tie of the fixture);
+            // the others, a window of ids and something random within it (sorting all objects of the fixture on
+            // the plain Swift side is what costs a debug build its time).
+            let window = fixture.randomWindow(&generator)
+            queryGenerator.window = window
+            let predicate: QDPredicate = number % 2 == 0 ? .constant(true)
+                : .and(fixture.windowPredicate(window), queryGenerator.predicate(on: .item))
+            let (format, arguments) = QDRenderer.render(predicate, seed: generator.next())
+            guard arguments.count <= QDArguments.maximum else { continue }
+            let descriptors = (0 ..< (number % 3 == 0 ? 2 : 1)).map { _ in
+                Columnar.SortDescriptor(keyPath: Self.sortKeys.randomElement(using: &generator)!,
+                                        ascending: Bool.random(using: &generator))
+            }
+            let test = QDEvaluator(mirror: fixture.mirror, rootClass: .item).predicate(predicate)
+            let selected = (0 ..< fixture.count(.item)).filter { test(QDContext(root: $0)) }
+            let expected = sortedIndices(selected, by: descriptors, fixture: fixture)
+            let filtered = try QDArguments.filter(fixture.realm.objects(QDItem.self), format, arguments)
+            let limit = [1, 2, 5, 17, 100][number % 5]
+            // Fresh results each time, so that no whole sort is cached from an earlier call.
+            let first = filtered.sorted(by: descriptors).first.map { fixture.itemIndex(id: $0.id) }
+            let prefix = Array(filtered.sorted(by: descriptors).prefix(limit)).map { fixture.itemIndex(id: $0.id) }
+            if first != expected.first || prefix != Array(expected.prefix(limit)) {
+                mismatches += 1
+                let keys = descriptors.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" }
+                XCTFail("first/prefix(\(limit)) #\(number) by \(keys.joined(separator: ", ")) of \(format): first "
+                        + "\(first.map(String.init) ?? "nil"), prefix \(prefix); expected \(Array(expected.prefix(limit)))")
             }
         }
         XCTAssertEqual(mismatches, 0, fixture.replayNote)

@@ -37,6 +37,42 @@ final class ResultsQueryTests: RealmTestCase {
         XCTAssertEqual(ids(pets.filter("SUBQUERY(toys, $t, $t.price > 1).@count == 2")), [4])
     }
 
+    /// `first` and `prefix(_:)` of sorted results pick the first objects without sorting the others; what they pick
+    /// follows writes (a new minimum, a deletion, a change in this write transaction) and agrees with the whole sort,
+    /// which a later full read computes from scratch.
+    func testFirstAndPrefixOfSortedResultsFollowWrites() throws {
+        let realm = try openRealm()
+        var generator = SystemRandomNumberGenerator()
+        try realm.write {
+            for id in 1...400 {
+                realm.add(Pet(value: ["id": id, "name": "p\(id)", "age": Int.random(in: 0..<20, using: &generator)]))
+            }
+        }
+        let byAge = realm.objects(Pet.self).sorted(by: [SortDescriptor(keyPath: "age", ascending: true),
+                                                       SortDescriptor(keyPath: "id", ascending: false)])
+        func wholeSort() -> [Int] { realm.objects(Pet.self).map { ($0.age, -$0.id, $0.id) }.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.map(\.2) }
+        XCTAssertEqual(byAge.first?.id, wholeSort().first)
+        XCTAssertEqual(byAge.prefix(10).map(\.id), Array(wholeSort().prefix(10)))
+        XCTAssertEqual(byAge.prefix(10).count, 10)
+        XCTAssertEqual(byAge[3].id, wholeSort()[3], "a position the prefix covers")
+        XCTAssertEqual(byAge[250].id, wholeSort()[250], "a position it does not")
+
+        try realm.write { realm.object(ofType: Pet.self, forPrimaryKey: 77)!.age = -1 }
+        XCTAssertEqual(byAge.first?.id, 77, "a new minimum")
+        XCTAssertEqual(byAge.prefix(5).map(\.id), Array(wholeSort().prefix(5)))
+        try realm.write {
+            realm.delete(realm.object(ofType: Pet.self, forPrimaryKey: 77)!)
+            XCTAssertEqual(byAge.first?.id, wholeSort().first, "inside the write transaction")
+            realm.add(Pet(value: ["id": 1000, "name": "new", "age": -5]))
+            XCTAssertEqual(byAge.prefix(2).map(\.id), Array(wholeSort().prefix(2)))
+            XCTAssertEqual(byAge.first?.id, 1000)
+        }
+        XCTAssertEqual(Array(byAge).map(\.id), wholeSort())
+        XCTAssertEqual(byAge.prefix(1_000).map(\.id), wholeSort(), "a prefix longer than the results")
+        XCTAssertEqual(byAge.prefix(0).count, 0)
+        XCTAssertEqual(realm.objects(Pet.self).filter("age > 100").sorted(byKeyPath: "age").first, nil)
+    }
+
     func testSortedDistinctAndAggregates() throws {
         let realm = try openRealm()
         try seedPets(realm)

@@ -512,6 +512,10 @@ typedef struct columnar_array {
 /** Reads element `index` of a PACKED_INT array (no bounds check: index < array->count). */
 int64_t columnar_array_get_int(const columnar_array *array, uint64_t index);
 
+/** Decodes elements `from` ..< `from + count` of a PACKED_INT array into `out` (no bounds check: from + count <=
+ *  array->count), a block at a time rather than an element per call (a cluster's keys, for instance). */
+void columnar_array_decode_int(const columnar_array *array, uint64_t from, uint64_t count, int64_t *out);
+
 typedef struct columnar_cluster_iter {
     columnar_txn *txn;
     columnar_table_id table;

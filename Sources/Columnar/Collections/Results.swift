@@ -10,10 +10,15 @@
 import CColumnar
 import Foundation
 
-/// Keys of a table at one state of its Realm (shared by copies of a Results value).
+/// Keys of a table at one state of its Realm (shared by copies of a Results value): all of them, or only the first
+/// few when only those were asked for (`first`, `prefix(_:)` of sorted results), picked without sorting the rest.
 final class KeySnapshot {
     var state: UInt64 = .max
     var keys: [columnar_key] = []
+    var leadingState: UInt64 = .max
+    var leading: [columnar_key] = []
+    /// `leading` holds every key (fewer were selected than were asked for).
+    var leadingIsAll = false
 }
 
 public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringConvertible {
@@ -56,10 +61,13 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// Whether the results are every object of the class, unsorted (keys then change only with the structure).
     var isWholeTable: Bool { source.isTable && query.isTrivial }
 
+    /// The state of the data the keys depend on.
+    private var keyState: UInt64 { isWholeTable ? core.structureCounter : core.changeCounter }
+
     /// The objects' keys (for results of values, the elements' positions) at the Realm's current state.
     var keys: [columnar_key] {
         guard !isInvalidated else { return [] }
-        let state = isWholeTable ? core.structureCounter : core.changeCounter
+        let state = keyState
         if snapshot.state != state {
             guard let target else { return [] }
             do {
@@ -72,6 +80,28 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
             snapshot.state = state
         }
         return snapshot.keys
+    }
+
+    /// The first `count` keys (fewer when there are fewer). Sorted results of a table pick them without sorting the
+    /// others (a top-k selection, RowOrdering.swift) unless all keys are current already; they are kept until the
+    /// data changes, for `first` and for the positions `prefix(_:)` covers.
+    func leadingKeys(_ count: Int) -> [columnar_key] {
+        guard !isInvalidated else { return [] }
+        let state = keyState
+        if snapshot.state == state || isWholeTable || core.isFrozen { return Array(keys.prefix(count)) }
+        if snapshot.leadingState == state && (snapshot.leading.count >= count || snapshot.leadingIsAll) {
+            return Array(snapshot.leading.prefix(count))
+        }
+        guard let target else { return [] }
+        let selected: [columnar_key]?
+        do { selected = try query.leadingKeys(core: core, target: target, source: source, limit: count) } catch {
+            fatalError("Columnar: cannot read \(target.className) objects: \(error)")
+        }
+        guard let selected else { return Array(keys.prefix(count)) }
+        snapshot.leading = selected
+        snapshot.leadingIsAll = selected.count < count
+        snapshot.leadingState = state
+        return selected
     }
 
     func element(key: columnar_key) -> Element {
@@ -94,13 +124,24 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     public var isEmpty: Bool { count == 0 }
 
     public subscript(position: Int) -> Element {
+        if snapshot.state != snapshot.leadingState, snapshot.leadingState == keyState, !isInvalidated,
+           position >= 0, position < snapshot.leading.count {
+            return element(key: snapshot.leading[position])
+        }
         let keys = keys
         precondition(position >= 0 && position < keys.count,
                      "Index \(position) is out of bounds (must be less than \(keys.count)).")
         return element(key: keys[position])
     }
 
-    public var first: Element? { keys.first.map(element(key:)) }
+    public var first: Element? { leadingKeys(1).first.map(element(key:)) }
+
+    /// The first `maxLength` objects. Of sorted results only those are sorted (a top-k selection), so the first
+    /// page of a large sorted table costs a pass over the sort key rather than a sort.
+    public func prefix(_ maxLength: Int) -> Slice<Results<Element>> {
+        precondition(maxLength >= 0, "Can't take a prefix of negative length from a collection")
+        return Slice(base: self, bounds: 0..<leadingKeys(maxLength).count)
+    }
     public var last: Element? { keys.last.map(element(key:)) }
 
     /// The position of an object (or value) in the results, or nil.

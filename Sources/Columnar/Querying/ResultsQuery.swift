@@ -147,6 +147,20 @@ struct ResultsQuery {
         return keys
     }
 
+    /// The first `limit` keys of `keys(core:target:source:)`, picked without ordering the rest, or nil when the
+    /// selection cannot do that (only results of a table sorted once, without distinct, can).
+    func leadingKeys(core: RealmCore, target: QueryTarget, source: ResultsSource, limit: Int) throws -> [Int64]? {
+        guard source.isTable, orderingSteps.count == 1, case .sort(let descriptors) = orderingSteps[0] else {
+            return nil
+        }
+        let sortKeys = try descriptors.map {
+            SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: target.model,
+                                                          for: .sort),
+                    ascending: $0.ascending)
+        }
+        return try executor(core: core, target: target, source: source).sortedMatchingKeys(by: sortKeys, limit: limit)
+    }
+
     /// The number of selected objects, without materializing keys where the engine can count directly.
     func count(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> Int {
         guard distinct.isEmpty, source.isTable else {
