@@ -152,6 +152,31 @@ static int lock_path_of(const char *path, char **out) {
     return *out ? 0 : -ENOMEM;
 }
 
+int columnar_delete_files(const char *path, bool *out_deleted) {
+    bool ignored;
+    if (!out_deleted) out_deleted = &ignored;
+    *out_deleted = false;
+    if (!path || !*path) return CC_MISUSE("columnar_delete_files needs a path");
+    char *real = realpath(path, NULL);
+    if (!real && errno != ENOENT)
+        return cc_error(-errno, 0, "", "cannot resolve the path %s: %s", path, strerror(errno));
+    /* Without the file, a lock file left under the given name may still be there. */
+    const char *data_path = real ? real : path;
+    size_t size = strlen(data_path) + 6;
+    char *lock_path = malloc(size);
+    if (!lock_path) {
+        free(real);
+        return -ENOMEM;
+    }
+    snprintf(lock_path, size, "%s.lock", data_path);
+    int rc = 0;
+    struct stat status;
+    if (real || stat(lock_path, &status) == 0) rc = cc_lock_delete_files(data_path, lock_path, out_deleted);
+    free(lock_path);
+    free(real);
+    return rc;
+}
+
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db) {
     static const columnar_open_options defaults = { 0 };
     if (!options) options = &defaults;
@@ -191,6 +216,8 @@ int columnar_open(const char *path, const columnar_open_options *options, column
     if ((rc = cc_map_init(&db->map))) goto fail;
 
     bool read_only = (flags & COLUMNAR_OPEN_READ_ONLY) != 0;
+    int stale_attempts = 0;
+reopen:
     if (flags & COLUMNAR_OPEN_IN_MEMORY) {
         db->durability = COLUMNAR_DURABILITY_UNSAFE;
         if ((rc = memdb_acquire(db, path))) goto fail;
@@ -216,7 +243,17 @@ int columnar_open(const char *path, const columnar_open_options *options, column
             if ((rc = cc_recover(db, CC_REPAIR_VERIFY, 0, false, &db->unlocked_state))) goto fail;
         } else {
             if ((rc = lock_path_of(path, &lock_path))) goto fail;
-            if ((rc = cc_lock_open(lock_path, db->fd, read_only, &db->lock, &fresh))) goto fail;
+            rc = cc_lock_open(lock_path, db->fd, read_only, &db->lock, &fresh);
+            if (rc == -ESTALE) {
+                /* The file was deleted (columnar_delete_files) after this open reached it: start over. */
+                close(db->fd);
+                db->fd = -1;
+                free(lock_path);
+                lock_path = NULL;
+                if (++stale_attempts < 8) goto reopen;
+                rc = cc_error(-ESTALE, 0, "", "%s was deleted again and again while it was being opened", path);
+            }
+            if (rc) goto fail;
             if (fresh || cc_lock_published_version(db->lock) == 0) {
                 /* The first to open the file since every handle closed: choose the version it opens at and, when
                  * this handle may write, make it durable again (a process may have died mid-commit). Others wait

@@ -410,6 +410,47 @@ static int claim_alias(cc_lock *lock) {
     }
 }
 
+/* After the init byte is ours: the data file and this lock file must still be the ones their paths name. A deleter
+ * (cc_lock_delete_files) unlinks both while it holds the init byte's write lock, so an opener that got either
+ * before the deletion ends up with an unlinked file here, and starts over from the path (-ESTALE). */
+static int check_still_linked(const cc_lock *lock, int data_fd) {
+    struct stat data_status, lock_status, named;
+    if (fstat(data_fd, &data_status) != 0 || fstat(lock->fd, &lock_status) != 0)
+        return cc_error(-errno, 0, "", "cannot stat the files of %s: %s", lock_name(lock), strerror(errno));
+    if (data_status.st_nlink == 0) return -ESTALE;
+    if (stat(lock->path, &named) != 0) return errno == ENOENT ? -ESTALE : cc_error(-errno, 0, "", "cannot stat %s: %s", lock_name(lock), strerror(errno));
+    if (named.st_dev != lock_status.st_dev || named.st_ino != lock_status.st_ino) return -ESTALE;
+    return 0;
+}
+
+int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out_deleted) {
+    *out_deleted = false;
+    /* Created if missing, so that an opener arriving meanwhile waits on this file's init byte like any other. */
+    int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return cc_error(-errno, 0, "", "cannot open lock file %s: %s", lock_path, strerror(errno));
+    int rc = ofd_lock(fd, F_OFD_SETLK, F_WRLCK, CC_LOCK_INIT_BYTE, 1);
+    if (rc == -EAGAIN) {
+        close(fd);
+        return cc_error(-EBUSY, 0, "", "%s is open (in this or another process); close every handle of it before "
+                        "deleting its files", data_path);
+    }
+    if (rc) {
+        close(fd);
+        return cc_error(rc, 0, "", "cannot lock lock file %s: %s", lock_path, strerror(-rc));
+    }
+    /* Nobody has the file open, and openers now wait for us. The data file goes first: an opener that reaches a
+     * lock file after this finds its data file unlinked (check_still_linked) and starts over. */
+    if (unlink(data_path) == 0) {
+        *out_deleted = true;
+    } else if (errno != ENOENT) {
+        rc = cc_error(-errno, 0, "", "cannot delete %s: %s", data_path, strerror(errno));
+    }
+    if (!rc && unlink(lock_path) != 0 && errno != ENOENT)
+        rc = cc_error(-errno, 0, "", "cannot delete lock file %s: %s", lock_path, strerror(errno));
+    close(fd);
+    return rc;
+}
+
 int cc_lock_open(const char *path, int data_fd, bool read_only, cc_lock **out_lock, bool *out_fresh) {
     int rc = 0;
     bool fresh = false;
@@ -448,6 +489,7 @@ int cc_lock_open(const char *path, int data_fd, bool read_only, cc_lock **out_lo
             goto fail;
         }
         if ((rc = open_file(lock, (uint64_t)data_status.st_dev, (uint64_t)data_status.st_ino, &fresh))) goto fail;
+        if ((rc = check_still_linked(lock, data_fd))) goto fail;
         if ((rc = claim_alias(lock)) || (rc = claim_handle_slot(lock))) goto fail;
     }
     *out_lock = lock;

@@ -173,6 +173,12 @@ typedef struct cc_log_view {
 
 cc_log_view cc_lock_write_log(cc_lock *lock);
 
+/* Deletes the data file and its lock file when no handle anywhere has the file open: holds the lock file's init
+ * byte exclusively (so openers wait) while it unlinks both. -EBUSY (with a message) when the file is open. An
+ * opener that had reached either file before the deletion sees it unlinked once it holds the init byte, and
+ * cc_lock_open returns -ESTALE so that it starts over from the path. `*out_deleted`: the data file existed. */
+int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out_deleted);
+
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Reading the lock file from outside (inspection)                                                              */
 /* ---------------------------------------------------------------------------------------------------------- */

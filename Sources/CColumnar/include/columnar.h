@@ -214,6 +214,11 @@ int columnar_open(const char *path, const columnar_open_options *options, column
 /** Closes the database. Every transaction of this handle must have ended. Never writes to the data file. */
 void columnar_close(columnar_db *db);
 
+/** Deletes the database at `path` (the file it resolves to) and its lock file, when no handle in any process has
+ *  it open; an open that had already reached the file starts over and finds it gone. `*out_deleted` (may be NULL)
+ *  says whether the data file existed. Errors: -EBUSY (the file is open), -errno of the file system. */
+int columnar_delete_files(const char *path, bool *out_deleted);
+
 /** Which commit path the database uses. */
 typedef enum columnar_commit_path {
     COLUMNAR_COMMIT_PATH_IO_URING = 1,  /**< nodes written with one batched io_uring submission per commit */

@@ -142,6 +142,7 @@ extension Realm {
                 case ENOENT, ENOTDIR: return .fileNotFound
                 case EACCES, EPERM, EROFS: return .filePermissionDenied
                 case EEXIST: return .fileExists
+                case EBUSY: return .alreadyOpen
                 case ENOSPC, EDQUOT: return .outOfDiskSpace
                 default: return .fileAccess
                 }
