@@ -15,7 +15,14 @@ public enum PredicateParser {
     ///
     /// - Throws: `ColumnarError` with code `.misuse` when the string is malformed, a placeholder has no argument,
     ///   or an argument cannot be used where its placeholder stands.
+    ///
+    /// A format parsed before with arguments of the same kinds is not parsed again (ParsedPredicateCache.swift).
     public static func parse(_ format: String, arguments: [Any] = []) throws -> QueryPredicate {
+        try ParsedPredicateCache.shared.predicate(format, arguments, parse: parseAfresh)
+    }
+
+    /// Parses `format` from its characters, without the cache.
+    static func parseAfresh(_ format: String, arguments: [Any]) throws -> QueryPredicate {
         do {
             var parser = try Parser(tokens: PredicateLexer.tokenize(format), arguments: arguments)
             return try parser.parseQuery()

@@ -1,0 +1,152 @@
+// ParsedPredicateCache: parsed predicates kept by format string and argument kinds, so that a query made again
+// with other values (`filter("name == %@", name)` in a loop: what a prepared statement is to SQLite) skips the
+// lexer and the parser and only puts the new values in.
+//
+// A parsed predicate is already a template: every constant that came from a placeholder records its argument's
+// index. Putting other arguments in is sound when the parse could not have come out differently for them, which
+// holds when (1) no placeholder shaped the structure — `%K` becomes a key path and `[%@]` a map key, so formats with
+// either are not cached — and (2) no value shaped it: `BETWEEN %@` splits a two-element array into its bounds, so
+// arguments that are arrays are not cached either, and the key holds each argument's kind (null, int, string, …),
+// so a value of another kind is parsed afresh. An argument whose placeholder cannot take it is parsed afresh too,
+// which throws the parser's positioned error.
+
+import Foundation
+
+final class ParsedPredicateCache: @unchecked Sendable {
+    static let shared = ParsedPredicateCache()
+
+    /// Entries kept; past that the cache starts over (a program uses a bounded set of query strings).
+    private static let capacity = 512
+
+    /// What the lexer says of a format string: the placeholder of each argument index, or nil when the format
+    /// cannot be cached (`%K`, `[%@]`) or does not lex (the parser then reports it).
+    private struct FormatInfo {
+        let specifiers: [FormatSpecifier]?
+    }
+
+    private struct Key: Hashable {
+        let format: String
+        let kinds: [UInt8]
+    }
+
+    private let lock = NSLock()
+    private var formats: [String: FormatInfo] = [:]
+    private var templates: [Key: QueryPredicate] = [:]
+
+    /// The predicate `format` with `arguments` means, from a cached template when there is one; `parse` parses.
+    func predicate(_ format: String, _ arguments: [Any], parse: (String, [Any]) throws -> QueryPredicate) throws
+        -> QueryPredicate
+    {
+        guard let specifiers = formatInfo(format).specifiers, specifiers.count <= arguments.count else {
+            return try parse(format, arguments)
+        }
+        var values: [QueryValue] = []
+        values.reserveCapacity(specifiers.count)
+        for (index, specifier) in specifiers.enumerated() {
+            let argument = arguments[index]
+            let value = QueryArgument.value(of: argument)
+            let converted = specifier == .object ? value : specifier.convert(value, argument: argument)
+            guard let converted, !converted.isList else { return try parse(format, arguments) }
+            values.append(converted)
+        }
+        let key = Key(format: format, kinds: values.map(\.kindTag))
+        if let template = lock.withLock({ templates[key] }) { return template.substituting(values) }
+        let parsed = try parse(format, arguments)
+        lock.withLock {
+            if templates.count >= Self.capacity { templates.removeAll(keepingCapacity: true) }
+            templates[key] = parsed
+        }
+        return parsed
+    }
+
+    private func formatInfo(_ format: String) -> FormatInfo {
+        if let info = lock.withLock({ formats[format] }) { return info }
+        let info = FormatInfo(specifiers: Self.specifiers(of: format))
+        lock.withLock {
+            if formats.count >= Self.capacity { formats.removeAll(keepingCapacity: true) }
+            formats[format] = info
+        }
+        return info
+    }
+
+    private static func specifiers(of format: String) -> [FormatSpecifier]? {
+        guard let tokens = try? PredicateLexer.tokenize(format) else { return nil }
+        var specifiers: [Int: FormatSpecifier] = [:]
+        for (position, token) in tokens.enumerated() {
+            switch token.kind {
+            case .keyPathArgument: return nil
+            case .valueArgument(let index, let specifier):
+                if position > 0, case .symbol("[") = tokens[position - 1].kind { return nil }
+                guard specifiers[index] == nil else { return nil }
+                specifiers[index] = specifier
+            default: continue
+            }
+        }
+        // Placeholders take the arguments in order, so their indices are 0 ..< count.
+        guard specifiers.keys.sorted() == Array(0..<specifiers.count) else { return nil }
+        return (0..<specifiers.count).map { specifiers[$0]! }
+    }
+}
+
+extension QueryValue {
+    fileprivate var isList: Bool {
+        if case .list = self { return true }
+        return false
+    }
+
+    /// Which case the value is, for the cache's key.
+    fileprivate var kindTag: UInt8 {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .int: return 2
+        case .float: return 3
+        case .double: return 4
+        case .string: return 5
+        case .data: return 6
+        case .timestamp: return 7
+        case .objectId: return 8
+        case .uuid: return 9
+        case .object: return 10
+        case .list: return 11
+        }
+    }
+}
+
+extension QueryPredicate {
+    /// The predicate with each constant that came from argument `i` replaced by `values[i]`.
+    fileprivate func substituting(_ values: [QueryValue]) -> QueryPredicate {
+        var result = self
+        switch kind {
+        case .constant: break
+        case .comparison(var comparison):
+            comparison.lhs = comparison.lhs.substituting(values)
+            comparison.rhs = comparison.rhs.substituting(values)
+            result.kind = .comparison(comparison)
+        case .between(var between):
+            between.value = between.value.substituting(values)
+            between.lower = between.lower.substituting(values)
+            between.upper = between.upper.substituting(values)
+            result.kind = .between(between)
+        case .and(let left, let right): result.kind = .and(left.substituting(values), right.substituting(values))
+        case .or(let left, let right): result.kind = .or(left.substituting(values), right.substituting(values))
+        case .not(let operand): result.kind = .not(operand.substituting(values))
+        }
+        return result
+    }
+}
+
+extension QueryExpression {
+    fileprivate func substituting(_ values: [QueryValue]) -> QueryExpression {
+        var result = self
+        switch kind {
+        case .constant(_, let index?): result.kind = .constant(values[index], argumentIndex: index)
+        case .constant, .keyPath: break
+        case .list(let items): result.kind = .list(items.map { $0.substituting(values) })
+        case .subquery(var subquery):
+            subquery.predicate = subquery.predicate.substituting(values)
+            result.kind = .subquery(subquery)
+        }
+        return result
+    }
+}
