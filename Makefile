@@ -49,12 +49,12 @@ powercut:
 	"$$($(SWIFT) build -c release --show-bin-path)/ColumnarTestWorker" powercut-campaign --cuts $(N) --seed $(SEED) \
 		--dir "$${TMPDIR:-/tmp}"
 
-# Readers and writers together, and change notifications delivered across threads, queues and processes, under
-# ThreadSanitizer.
+# Readers and writers together, change notifications delivered across threads, queues and processes, the write log
+# read while a writer appends, and deletion racing an opener, under ThreadSanitizer.
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests"
+		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests"
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with
