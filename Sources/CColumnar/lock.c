@@ -445,7 +445,9 @@ int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out
     } else if (errno != ENOENT) {
         rc = cc_error(-errno, 0, "", "cannot delete %s: %s", data_path, strerror(errno));
     }
-    if (!rc && unlink(lock_path) != 0 && errno != ENOENT)
+    /* The lock file goes even when the data file could not: nobody has it open, and an opener waiting for it
+     * starts over and makes a new one. */
+    if (unlink(lock_path) != 0 && errno != ENOENT && !rc)
         rc = cc_error(-errno, 0, "", "cannot delete lock file %s: %s", lock_path, strerror(errno));
     close(fd);
     return rc;

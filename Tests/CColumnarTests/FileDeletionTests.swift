@@ -54,6 +54,16 @@ final class FileDeletionTests: XCTestCase {
         XCTAssertFalse(exists(path + ".lock"))
     }
 
+    func testAPathThatCannotBeDeletedLeavesNoLockFileBehind() throws {
+        let path = directory.file("a-directory")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let result = delete(path)
+        XCTAssertEqual(result.rc, -EISDIR, errorName(result.rc))
+        XCTAssertFalse(result.deleted)
+        XCTAssertTrue(exists(path))
+        XCTAssertFalse(exists(path + ".lock"), "the lock file the deletion made for itself is gone again")
+    }
+
     func testAFileOpenInAnotherProcessIsNotDeleted() throws {
         let path = directory.file("shared.columnar")
         let db = try TestDatabase(path: path)

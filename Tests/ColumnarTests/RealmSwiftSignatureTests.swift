@@ -170,13 +170,20 @@ final class RealmSwiftSignatureTests: RealmTestCase {
     // MARK: Realm.Configuration
 
     func testRealmConfigurationSignatures() throws {
-        // RealmSwift's initialiser without its sync and compaction parameters, labels in its order.
+        // RealmSwift 20's initialiser (it has no sync parameters), labels in its order.
         let make: (URL?, String?, Data?, Bool, UInt64, MigrationBlock?, Bool, [ObjectBase.Type]?, URL?)
             -> Realm.Configuration = {
                 Realm.Configuration(fileURL: $0, inMemoryIdentifier: $1, encryptionKey: $2, readOnly: $3,
                                     schemaVersion: $4, migrationBlock: $5, deleteRealmIfMigrationNeeded: $6,
-                                    objectTypes: $7, seedFilePath: $8)
+                                    shouldCompactOnLaunch: nil, objectTypes: $7, seedFilePath: $8)
             }
+        let compacting = Realm.Configuration(fileURL: self.configuration.fileURL,
+                                             shouldCompactOnLaunch: { total, used in used < total / 2 })
+        let shouldCompact: ((Int, Int) -> Bool)? = compacting.shouldCompactOnLaunch
+        XCTAssertEqual(shouldCompact?(100, 10), true)
+        XCTAssertThrowsError(try Realm(configuration: compacting), "compaction is refused, not ignored") { error in
+            XCTAssertTrue("\(error)".contains("shouldCompactOnLaunch"), "\(error)")
+        }
         let defaultConfiguration: Realm.Configuration = Realm.Configuration.defaultConfiguration
         XCTAssertEqual(defaultConfiguration.fileURL?.lastPathComponent, "default.realm")
 

@@ -43,6 +43,10 @@ extension Realm {
         /// Delete the file and start again, empty, instead of migrating: when the stored schema version differs
         /// from `schemaVersion`, or a class of `objectTypes` is stored with properties of other types.
         public var deleteRealmIfMigrationNeeded: Bool = false
+        /// RealmSwift's compaction at first open (given the file's total and used bytes, whether to compact).
+        /// Columnar cannot compact files yet: opening a Realm whose configuration sets it throws a `Realm.Error`
+        /// naming it, rather than ignoring the request (docs/Maintenance.md).
+        public var shouldCompactOnLaunch: ((Int, Int) -> Bool)?
         /// The model classes of this Realm. nil: classes are added to the file as they are first used.
         public var objectTypes: [ObjectBase.Type]?
         /// The most versions that may be live at once (pinned by readers, frozen objects, plus the latest) before
@@ -59,6 +63,7 @@ extension Realm {
                     schemaVersion: UInt64 = 0,
                     migrationBlock: MigrationBlock? = nil,
                     deleteRealmIfMigrationNeeded: Bool = false,
+                    shouldCompactOnLaunch: ((Int, Int) -> Bool)? = nil,
                     objectTypes: [ObjectBase.Type]? = nil,
                     seedFilePath: URL? = nil,
                     maximumNumberOfActiveVersions: UInt? = nil) {
@@ -69,6 +74,7 @@ extension Realm {
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.objectTypes = objectTypes
             self.seedFilePath = seedFilePath
             self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions

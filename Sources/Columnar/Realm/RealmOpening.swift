@@ -9,9 +9,15 @@ enum RealmOpening {
                           + "(a key is refused rather than ignored, so that no data is stored unencrypted by mistake)")
     }
 
+    static func compactionUnsupported() -> ColumnarError {
+        ColumnarError(code: .misuse, message: "Columnar cannot compact files yet: open the Realm with "
+                          + "shouldCompactOnLaunch nil (a compaction request is refused rather than ignored)")
+    }
+
     /// Checks the configuration and copies the seed file when the Realm has no file yet.
     static func prepare(_ configuration: Realm.Configuration) throws {
         if configuration.encryptionKey != nil { throw encryptionUnsupported() }
+        if configuration.shouldCompactOnLaunch != nil { throw compactionUnsupported() }
         guard let seed = configuration.seedFilePath, let destination = configuration.fileURL,
               configuration.inMemoryIdentifier == nil else { return }
         let manager = FileManager.default
