@@ -146,7 +146,7 @@ struct NotificationBench: ParsableCommand {
             + "brought up to date (patched when few objects changed, else evaluated again), the change set and the "
             + "callback. \"refresh, no observer\": refresh() on a thread without observations, at the same version. "
             + "\"observation\": the first less the second, per repetition: what observing the results costs, change "
-            + "set included. \"fresh evaluation\": a new sorted Results' first object on the thread without "
+            + "set included. \"fresh evaluation\": a new sorted Results' last object on the thread without "
             + "observations (which sorts them all), for scale.")
         return lines
     }
