@@ -418,7 +418,10 @@ static int check_still_linked(const cc_lock *lock, int data_fd) {
     if (fstat(data_fd, &data_status) != 0 || fstat(lock->fd, &lock_status) != 0)
         return cc_error(-errno, 0, "", "cannot stat the files of %s: %s", lock_name(lock), strerror(errno));
     if (data_status.st_nlink == 0) return -ESTALE;
-    if (stat(lock->path, &named) != 0) return errno == ENOENT ? -ESTALE : cc_error(-errno, 0, "", "cannot stat %s: %s", lock_name(lock), strerror(errno));
+    if (stat(lock->path, &named) != 0) {
+        if (errno == ENOENT) return -ESTALE;
+        return cc_error(-errno, 0, "", "cannot stat %s: %s", lock_name(lock), strerror(errno));
+    }
     if (named.st_dev != lock_status.st_dev || named.st_ino != lock_status.st_ino) return -ESTALE;
     return 0;
 }

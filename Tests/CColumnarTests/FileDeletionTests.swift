@@ -106,13 +106,14 @@ final class FileDeletionTests: XCTestCase {
             XCTAssertEqual(fcntl(lockFile, 37 /* F_OFD_SETLK (glibc defines it only with _GNU_SOURCE) */, &request), 0)
 
             let finished = DispatchSemaphore(value: 0)
-            let outcome = OpenOutcome()
+            let outcome = Locked<Int32>(0)
             Thread {
                 var options = columnar_open_options()
                 options.flags = create ? COLUMNAR_OPEN_CREATE.rawValue : 0
                 options.durability = COLUMNAR_DURABILITY_FULL
                 var db: OpaquePointer?
-                outcome.rc = columnar_open(path, &options, &db)
+                let rc = columnar_open(path, &options, &db)
+                outcome.withLock { $0 = rc }
                 if let db { columnar_close(db) }
                 finished.signal()
             }.start()
@@ -123,30 +124,14 @@ final class FileDeletionTests: XCTestCase {
             close(lockFile)
             XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
             if create {
-                XCTAssertEqual(outcome.rc, COLUMNAR_OK)
+                XCTAssertEqual(outcome.value, COLUMNAR_OK)
                 XCTAssertTrue(exists(path) && exists(path + ".lock"), "a new file, with its lock file, under the path")
                 let db = try TestDatabase(path: path, flags: [])
                 try db.read { txn in XCTAssertVerifies(txn) }
                 db.close()
             } else {
-                XCTAssertEqual(outcome.rc, -ENOENT, "the file is gone: \(errorName(outcome.rc))")
+                XCTAssertEqual(outcome.value, -ENOENT, "the file is gone: \(errorName(outcome.value))")
             }
-        }
-    }
-}
-
-private final class OpenOutcome: @unchecked Sendable {
-    var rc: Int32 = 0
-}
-
-private extension FileHandle {
-    /// Reads up to a newline (which is dropped) or the end.
-    func readLine() -> [UInt8] {
-        var line: [UInt8] = []
-        while true {
-            let byte = readData(ofLength: 1)
-            if byte.isEmpty || byte[0] == UInt8(ascii: "\n") { return line }
-            line.append(byte[0])
         }
     }
 }

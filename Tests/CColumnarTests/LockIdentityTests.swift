@@ -241,15 +241,3 @@ final class LockIdentityTests: XCTestCase {
         }
     }
 }
-
-private extension FileHandle {
-    /// Reads up to a newline (which is dropped) or the end.
-    func readLine() -> [UInt8] {
-        var line: [UInt8] = []
-        while true {
-            let byte = readData(ofLength: 1)
-            if byte.isEmpty || byte[0] == UInt8(ascii: "\n") { return line }
-            line.append(byte[0])
-        }
-    }
-}

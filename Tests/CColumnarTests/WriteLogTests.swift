@@ -218,8 +218,9 @@ final class WriteLogTests: XCTestCase {
         let base = try db.read { $0.version }
         let commits = 120
         let perCommit: Int64 = 3_000
-        let latest = ManagedAtomicVersion(base)
-        let failures = FailureList()
+        // The latest committed version, and whether the writer is done.
+        let latest = Locked((version: base, finished: false))
+        let failures = Locked<[String]>([])
         let writer = Thread {
             do {
                 for _ in 0..<commits {
@@ -229,10 +230,10 @@ final class WriteLogTests: XCTestCase {
                     let keys = (0..<perCommit).map { Int64(version) * 1_000_000 + $0 }
                     try Self.log(txn, keys.map { Write(table: 0, column: 1, key: $0) })
                     try txn.commit()
-                    latest.store(version)
+                    latest.withLock { $0.version = version }
                 }
-            } catch { failures.append("writer: \(error)") }
-            latest.finish()
+            } catch { failures.withLock { $0.append("writer: \(error)") } }
+            latest.withLock { $0.finished = true }
         }
         let readerDone = DispatchGroup()
         for seed in 0..<2 {
@@ -241,20 +242,20 @@ final class WriteLogTests: XCTestCase {
                 defer { readerDone.leave() }
                 let other: TestDatabase
                 do { other = try TestDatabase(path: db.path, flags: []) } catch {
-                    failures.append("open: \(error)")
+                    failures.withLock { $0.append("open: \(error)") }
                     return
                 }
                 var generator = SeededGenerator(seed: UInt64(seed))
                 var readsAfterFinish = 0
                 var completeReads = 0
                 while readsAfterFinish < 20 {
-                    if latest.isFinished { readsAfterFinish += 1 }
-                    let through = latest.load()
+                    let (through, finished) = latest.value
+                    if finished { readsAfterFinish += 1 }
                     guard through > base else { continue }
                     let span = 1 + generator.next() % 25
                     let after = through > base + span ? through - span : base
                     guard let result = try? Self.read(other, after: after, through: through) else {
-                        failures.append("read failed")
+                        failures.withLock { $0.append("read failed") }
                         return
                     }
                     var seen = Set<Int64>()
@@ -263,43 +264,26 @@ final class WriteLogTests: XCTestCase {
                         let index = write.key % 1_000_000
                         if write.table != 0 || write.column != 1 || version <= after || version > through
                             || index >= perCommit || !seen.insert(write.key).inserted {
-                            failures.append("read (\(after), \(through)] holds \(write)")
+                            failures.withLock { $0.append("read (\(after), \(through)] holds \(write)") }
                             return
                         }
                     }
                     if result.complete {
                         completeReads += 1
                         if seen.count != Int(through - after) * Int(perCommit) {
-                            failures.append("complete read (\(after), \(through)] holds \(seen.count) writes")
+                            failures.withLock {
+                                $0.append("complete read (\(after), \(through)] holds \(seen.count) writes")
+                            }
                             return
                         }
                     }
                 }
-                if completeReads == 0 { failures.append("no read was complete") }
+                if completeReads == 0 { failures.withLock { $0.append("no read was complete") } }
                 other.close()
             }.start()
         }
         writer.start()
         XCTAssertEqual(readerDone.wait(timeout: .now() + 120), .success)
-        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(failures.value, [])
     }
-}
-
-/// The latest committed version, shared between the test's writer and reader threads.
-private final class ManagedAtomicVersion: @unchecked Sendable {
-    private let lock = NSLock()
-    private var version: UInt64
-    private var finished = false
-    init(_ version: UInt64) { self.version = version }
-    func store(_ value: UInt64) { lock.withLock { version = value } }
-    func load() -> UInt64 { lock.withLock { version } }
-    func finish() { lock.withLock { finished = true } }
-    var isFinished: Bool { lock.withLock { finished } }
-}
-
-private final class FailureList: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func append(_ item: String) { lock.withLock { items.append(item) } }
-    var all: [String] { lock.withLock { items } }
 }

@@ -121,3 +121,16 @@ public struct WorkerFailed: Error, CustomStringConvertible {
             + output.suffix(5).joined(separator: " | ")
     }
 }
+
+extension FileHandle {
+    /// Reads up to a newline (which is dropped) or the end, a byte at a time, so that nothing after the line is
+    /// taken from a pipe a worker process is still writing.
+    public func readLine() -> [UInt8] {
+        var line: [UInt8] = []
+        while true {
+            let byte = readData(ofLength: 1)
+            if byte.isEmpty || byte[0] == UInt8(ascii: "\n") { return line }
+            line.append(byte[0])
+        }
+    }
+}

@@ -2,6 +2,7 @@
 // while any Realm has the file open, the lock file deleted too) and `performMigration(for:)`.
 
 import Columnar
+import ColumnarTestSupport
 import Foundation
 import XCTest
 
@@ -51,15 +52,14 @@ final class FileManagementTests: RealmTestCase {
                                                                      objectTypes: [Dog.self]))
             try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 3])) }
         }()
-        final class Calls: @unchecked Sendable { var count = 0 }
-        let calls = Calls()
+        let calls = Locked(0)
         let migrating = Realm.Configuration(fileURL: url, schemaVersion: 2, migrationBlock: { migration, old in
-            calls.count += 1
+            calls.withLock { $0 += 1 }
             XCTAssertEqual(old, 1)
             migration.enumerateObjects(ofType: "Dog") { _, new in new?["age"] = 4 }
         }, objectTypes: [Dog.self])
         try Realm.performMigration(for: migrating)
-        XCTAssertEqual(calls.count, 1)
+        XCTAssertEqual(calls.value, 1)
         XCTAssertEqual(try schemaVersionAtURL(url), 2)
         XCTAssertTrue(try Realm.deleteFiles(for: migrating), "performMigration left the file closed")
         try Realm.performMigration(for: Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [Dog.self]))
@@ -69,9 +69,9 @@ final class FileManagementTests: RealmTestCase {
             try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 3])) }
         }()
         try Realm.performMigration(for: migrating)
-        XCTAssertEqual(calls.count, 2)
+        XCTAssertEqual(calls.value, 2)
         let realm = try Realm(configuration: migrating)
         XCTAssertEqual(realm.objects(Dog.self).first?.age, 4)
-        XCTAssertEqual(calls.count, 2, "opening again does not migrate again")
+        XCTAssertEqual(calls.value, 2, "opening again does not migrate again")
     }
 }

@@ -67,10 +67,8 @@ final class QDFixture {
         return results.keys.map { byKey[$0] ?? -1 }
     }
 
+    /// An object's `id`: an item's is its index (which `first`/`prefix` tests compare directly).
     func id(_ type: QDClass, _ index: Int) -> Int { type == .item ? index : 1_000 + index }
-
-    /// The index of the item whose `id` is `id` (items' ids are their indices).
-    func itemIndex(id: Int) -> Int { id }
 
     /// `id BETWEEN {window}`.
     func windowPredicate(_ window: ClosedRange<Int>) -> QDPredicate {
@@ -291,43 +289,68 @@ final class QueryDifferentialTests: XCTestCase {
         "owner.age", "owner.score", "owner.city", "id",
     ]
 
+    /// One random sorted query of the sort tests, with the order the plain Swift evaluation gives.
+    private struct RandomSortedQuery {
+        let format: String
+        let arguments: [Any]
+        let descriptors: [Columnar.SortDescriptor]
+        let filtered: Results<QDItem>
+        let expected: [Int]
+
+        /// "key ascending, key descending", for failure messages.
+        var keysText: String {
+            descriptors.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" }.joined(separator: ", ")
+        }
+    }
+
+    /// Every object, or a window of ids and something random within it (sorting all 10,000 objects costs a debug
+    /// build a few hundred milliseconds on each side), sorted by `keyCount` random keys. nil when the query takes
+    /// more arguments than a filter call passes.
+    private func randomSortedQuery(_ fixture: QDFixture, _ generator: inout SeededGenerator, everyObject: Bool,
+                                   keyCount: Int) throws -> RandomSortedQuery? {
+        var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
+        let window = fixture.randomWindow(&generator)
+        queryGenerator.window = window
+        let predicate: QDPredicate = everyObject ? .constant(true)
+            : .and(fixture.windowPredicate(window), queryGenerator.predicate(on: .item))
+        let (format, arguments) = QDRenderer.render(predicate, seed: generator.next())
+        guard arguments.count <= QDArguments.maximum else { return nil }
+        let descriptors = (0 ..< keyCount).map { _ in
+            Columnar.SortDescriptor(keyPath: Self.sortKeys.randomElement(using: &generator)!,
+                                    ascending: Bool.random(using: &generator))
+        }
+        let test = QDEvaluator(mirror: fixture.mirror, rootClass: .item).predicate(predicate)
+        let selected = (0 ..< fixture.count(.item)).filter { test(QDContext(root: $0)) }
+        return RandomSortedQuery(format: format, arguments: arguments, descriptors: descriptors,
+                                 filtered: try QDArguments.filter(fixture.realm.objects(QDItem.self), format, arguments),
+                                 expected: sortedIndices(selected, by: descriptors, fixture: fixture))
+    }
+
     func testSortedQueriesGiveThePlainSwiftOrder() throws {
         let fixture = try self.fixture()
         var generator = SeededGenerator(seed: SeededGenerator.hash(fixture.seed, 2))
         var mismatches = 0
         for number in 0 ..< 100 {
-            var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
-            // Sorting 10,000 objects costs a debug build a few hundred milliseconds on each side, so most sorted
-            // queries select a window of ids (kernels) and something random within it.
-            let window = fixture.randomWindow(&generator)
-            queryGenerator.window = window
-            let predicate: QDPredicate = number % 10 == 0 ? .constant(true)
-                : .and(fixture.windowPredicate(window), queryGenerator.predicate(on: .item))
-            let (format, arguments) = QDRenderer.render(predicate, seed: generator.next())
-            guard arguments.count <= QDArguments.maximum else { continue }
             let keyCount = number % 3 == 0 ? 1 : 2
-            let descriptors = (0 ..< keyCount).map { _ in
-                Columnar.SortDescriptor(keyPath: Self.sortKeys.randomElement(using: &generator)!, ascending: Bool.random(using: &generator))
-            }
-            let test = QDEvaluator(mirror: fixture.mirror, rootClass: .item).predicate(predicate)
-            let selected = (0 ..< fixture.count(.item)).filter { test(QDContext(root: $0)) }
-            let expected = sortedIndices(selected, by: descriptors, fixture: fixture)
-            let filtered = try QDArguments.filter(fixture.realm.objects(QDItem.self), format, arguments)
+            guard let query = try randomSortedQuery(fixture, &generator, everyObject: number % 10 == 0,
+                                                    keyCount: keyCount) else { continue }
+            let descriptors = query.descriptors
             // Three spellings of the same order: one call with all keys, or one call per key, last key first.
             let results: Results<QDItem>
             switch number % 3 {
-            case 0: results = filtered.sorted(by: descriptors)
+            case 0: results = query.filtered.sorted(by: descriptors)
             case 1 where keyCount == 1:
-                results = filtered.sorted(byKeyPath: descriptors[0].keyPath, ascending: descriptors[0].ascending)
+                results = query.filtered.sorted(byKeyPath: descriptors[0].keyPath, ascending: descriptors[0].ascending)
             default:
-                results = descriptors.reversed().reduce(filtered) { $0.sorted(byKeyPath: $1.keyPath, ascending: $1.ascending) }
+                results = descriptors.reversed().reduce(query.filtered) {
+                    $0.sorted(byKeyPath: $1.keyPath, ascending: $1.ascending)
+                }
             }
             let actual = fixture.indices(results)
-            if actual != expected {
+            if actual != query.expected {
                 mismatches += 1
-                let keys = descriptors.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" }
-                XCTFail(sequenceReport("sorted query #\(number) by \(keys.joined(separator: ", "))", format, arguments,
-                                       expected: expected, actual: actual,
+                XCTFail(sequenceReport("sorted query #\(number) by \(query.keysText)", query.format, query.arguments,
+                                       expected: query.expected, actual: actual,
                                        names: Set(descriptors.map { String($0.keyPath.split(separator: ".")[0]) }),
                                        fixture: fixture))
             }
@@ -342,33 +365,18 @@ final class QueryDifferentialTests: XCTestCase {
         var generator = SeededGenerator(seed: SeededGenerator.hash(fixture.seed, 7))
         var mismatches = 0
         for number in 0 ..< 20 {
-            var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
-            // Half the runs keep every object (the selection then meets every null, NaN and tie of the fixture);
-            // the others, a window of ids and something random within it (sorting all objects of the fixture on
-            // the plain Swift side is what costs a debug build its time).
-            let window = fixture.randomWindow(&generator)
-            queryGenerator.window = window
-            let predicate: QDPredicate = number % 2 == 0 ? .constant(true)
-                : .and(fixture.windowPredicate(window), queryGenerator.predicate(on: .item))
-            let (format, arguments) = QDRenderer.render(predicate, seed: generator.next())
-            guard arguments.count <= QDArguments.maximum else { continue }
-            let descriptors = (0 ..< (number % 3 == 0 ? 2 : 1)).map { _ in
-                Columnar.SortDescriptor(keyPath: Self.sortKeys.randomElement(using: &generator)!,
-                                        ascending: Bool.random(using: &generator))
-            }
-            let test = QDEvaluator(mirror: fixture.mirror, rootClass: .item).predicate(predicate)
-            let selected = (0 ..< fixture.count(.item)).filter { test(QDContext(root: $0)) }
-            let expected = sortedIndices(selected, by: descriptors, fixture: fixture)
-            let filtered = try QDArguments.filter(fixture.realm.objects(QDItem.self), format, arguments)
+            // Half the runs keep every object: the selection then meets every null, NaN and tie of the fixture.
+            guard let query = try randomSortedQuery(fixture, &generator, everyObject: number % 2 == 0,
+                                                    keyCount: number % 3 == 0 ? 2 : 1) else { continue }
             let limit = [1, 2, 5, 17, 100][number % 5]
             // Fresh results each time, so that no whole sort is cached from an earlier call.
-            let first = filtered.sorted(by: descriptors).first.map { fixture.itemIndex(id: $0.id) }
-            let prefix = Array(filtered.sorted(by: descriptors).prefix(limit)).map { fixture.itemIndex(id: $0.id) }
-            if first != expected.first || prefix != Array(expected.prefix(limit)) {
+            let first = query.filtered.sorted(by: query.descriptors).first.map(\.id)
+            let prefix = Array(query.filtered.sorted(by: query.descriptors).prefix(limit)).map(\.id)
+            let expected = Array(query.expected.prefix(limit))
+            if first != expected.first || prefix != expected {
                 mismatches += 1
-                let keys = descriptors.map { "\($0.keyPath) \($0.ascending ? "ascending" : "descending")" }
-                XCTFail("first/prefix(\(limit)) #\(number) by \(keys.joined(separator: ", ")) of \(format): first "
-                        + "\(first.map(String.init) ?? "nil"), prefix \(prefix); expected \(Array(expected.prefix(limit)))")
+                XCTFail("first/prefix(\(limit)) #\(number) by \(query.keysText) of \(query.format): first "
+                        + "\(first.map(String.init) ?? "nil"), prefix \(prefix); expected \(expected)")
             }
         }
         XCTAssertEqual(mismatches, 0, fixture.replayNote)

@@ -85,23 +85,23 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// The first `count` keys (fewer when there are fewer). Sorted results of a table pick them without sorting the
     /// others (a top-k selection, RowOrdering.swift) unless all keys are current already; they are kept until the
     /// data changes, for `first` and for the positions `prefix(_:)` covers.
-    func leadingKeys(_ count: Int) -> [columnar_key] {
+    func leadingKeys(_ count: Int) -> ArraySlice<columnar_key> {
         guard !isInvalidated else { return [] }
         let state = keyState
-        if snapshot.state == state || isWholeTable || core.isFrozen { return Array(keys.prefix(count)) }
+        if snapshot.state == state || isWholeTable || core.isFrozen { return keys.prefix(count) }
         if snapshot.leadingState == state && (snapshot.leading.count >= count || snapshot.leadingIsAll) {
-            return Array(snapshot.leading.prefix(count))
+            return snapshot.leading.prefix(count)
         }
         guard let target else { return [] }
         let selected: [columnar_key]?
         do { selected = try query.leadingKeys(core: core, target: target, source: source, limit: count) } catch {
             fatalError("Columnar: cannot read \(target.className) objects: \(error)")
         }
-        guard let selected else { return Array(keys.prefix(count)) }
+        guard let selected else { return keys.prefix(count) }
         snapshot.leading = selected
         snapshot.leadingIsAll = selected.count < count
         snapshot.leadingState = state
-        return selected
+        return selected[...]
     }
 
     func element(key: columnar_key) -> Element {

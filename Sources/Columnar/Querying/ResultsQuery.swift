@@ -118,17 +118,11 @@ struct ResultsQuery {
         let model = target.model
         let executor = executor(core: core, target: target, source: source)
         let candidates = try source.candidateKeys(in: core)
-        func sortKeys(_ descriptors: [SortDescriptor]) throws -> [SortKey] {
-            try descriptors.map {
-                SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: model, for: .sort),
-                        ascending: $0.ascending)
-            }
-        }
         var steps = orderingSteps[...]
         var keys: [Int64]
         if case .sort(let first)? = steps.first, candidates == nil {
             // The first sort of a table reads its keys from the cluster arrays while the scan selects the rows.
-            keys = try executor.sortedMatchingKeys(by: try sortKeys(first))
+            keys = try executor.sortedMatchingKeys(by: try Self.sortKeys(first, target: target))
             steps = steps.dropFirst()
         } else {
             keys = try executor.matchingKeys(candidates: candidates ?? [])
@@ -136,7 +130,7 @@ struct ResultsQuery {
         for step in steps {
             switch step {
             case .sort(let descriptors):
-                keys = try executor.sortKeys(keys, by: try sortKeys(descriptors))
+                keys = try executor.sortKeys(keys, by: try Self.sortKeys(descriptors, target: target))
             case .distinct(let distinctPaths):
                 let paths = try distinctPaths.map {
                     try TypeChecker.resolveKeyPath($0, table: target.table, model: model, for: .distinct)
@@ -153,12 +147,17 @@ struct ResultsQuery {
         guard source.isTable, orderingSteps.count == 1, case .sort(let descriptors) = orderingSteps[0] else {
             return nil
         }
-        let sortKeys = try descriptors.map {
+        return try executor(core: core, target: target, source: source)
+            .sortedMatchingKeys(by: try Self.sortKeys(descriptors, target: target), limit: limit)
+    }
+
+    /// The descriptors' key paths resolved against the target's model.
+    private static func sortKeys(_ descriptors: [SortDescriptor], target: QueryTarget) throws -> [SortKey] {
+        try descriptors.map {
             SortKey(path: try TypeChecker.resolveKeyPath($0.keyPath, table: target.table, model: target.model,
                                                           for: .sort),
                     ascending: $0.ascending)
         }
-        return try executor(core: core, target: target, source: source).sortedMatchingKeys(by: sortKeys, limit: limit)
     }
 
     /// The number of selected objects, without materializing keys where the engine can count directly.

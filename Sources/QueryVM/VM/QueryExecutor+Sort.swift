@@ -262,35 +262,33 @@ extension QueryExecutor {
                 if (type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_BOOL) && !view.nullable {
                     // No nulls: every row is in the values' class, so only words are written.
                     columnar_view_decode_int(&view, intBuffer, nil)
-                    let flip: UInt64 = ascending ? 1 << 63 : ~(1 << 63)
+                    func word(_ row: Int) -> UInt64 {
+                        OrderWords.integerWord(intBuffer[row], isNull: false, ascending: ascending).0
+                    }
                     if all {
                         let target = columnWords + count
-                        for row in 0..<rowCount { target[row] = UInt64(bitPattern: intBuffer[row]) ^ flip }
+                        for row in 0..<rowCount { target[row] = word(row) }
                         continue
                     }
                     for row in 0..<rowCount where mask[row] != 0 {
-                        columnWords[position] = UInt64(bitPattern: intBuffer[row]) ^ flip
+                        columnWords[position] = word(row)
                         position += 1
                     }
                     continue
-                } else if type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_BOOL {
-                    columnar_view_decode_int(&view, intBuffer, nullBuffer)
+                }
+                // The selected rows' words and classes, from each row's decoded value.
+                func fill(_ wordOf: (Int) -> (UInt64, UInt8)) {
                     for row in 0..<rowCount where mask[row] != 0 {
-                        let (word, rowClass) = OrderWords.integerWord(intBuffer[row], isNull: nullBuffer[row] != 0,
-                                                                      ascending: ascending)
-                        columnWords[position] = word
-                        columnClasses[position] = rowClass
+                        (columnWords[position], columnClasses[position]) = wordOf(row)
                         position += 1
                     }
+                }
+                if type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_BOOL {
+                    columnar_view_decode_int(&view, intBuffer, nullBuffer)
+                    fill { OrderWords.integerWord(intBuffer[$0], isNull: nullBuffer[$0] != 0, ascending: ascending) }
                 } else {
                     columnar_view_decode_double(&view, doubleBuffer, nullBuffer)
-                    for row in 0..<rowCount where mask[row] != 0 {
-                        let (word, rowClass) = OrderWords.doubleWord(doubleBuffer[row], isNull: nullBuffer[row] != 0,
-                                                                     ascending: ascending)
-                        columnWords[position] = word
-                        columnClasses[position] = rowClass
-                        position += 1
-                    }
+                    fill { OrderWords.doubleWord(doubleBuffer[$0], isNull: nullBuffer[$0] != 0, ascending: ascending) }
                 }
                 if !classesDiffer[index] && position > count {
                     let first = columnClasses[count]
