@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench microbench asan crash-long tsan powercut fuzz fuzz-short
+.PHONY: test main bench microbench asan crash-long tsan powercut fuzz fuzz-short compaction-kills
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -67,3 +67,10 @@ fuzz:
 # The same for one minute: a check for CI that the target builds, the seeds are written and nothing is found fast.
 fuzz-short:
 	bash scripts/fuzz.sh 60
+
+# Compaction killed at random moments: KILLS kills (default 2,000) of a process compacting a file, each followed by
+# a check that the file opens at the old or the new state with every object intact (the suite runs 100).
+KILLS ?= 2000
+compaction-kills:
+	bash scripts/setup.sh
+	COLUMNAR_COMPACTION_KILLS=$(KILLS) $(SWIFT) test --filter CompactionKillTests

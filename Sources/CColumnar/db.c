@@ -141,8 +141,7 @@ static int open_data_file(columnar_db *db, const char *path) {
     return cc_error(-EAGAIN, 0, "", "%s kept changing while it was being opened (created and removed by others)", path);
 }
 
-/* "<path>.lock" for a path already resolved; NULL when out of memory. */
-static char *lock_path_beside(const char *resolved) {
+char *cc_db_lock_path_beside(const char *resolved) {
     size_t size = strlen(resolved) + 6;
     char *lock_path = malloc(size);
     if (lock_path) snprintf(lock_path, size, "%s.lock", resolved);
@@ -153,7 +152,7 @@ static char *lock_path_beside(const char *resolved) {
 static int lock_path_of(const char *path, char **out) {
     char *real = realpath(path, NULL);
     if (!real) return cc_error(-errno, 0, "", "cannot resolve the path %s: %s", path, strerror(errno));
-    *out = lock_path_beside(real);
+    *out = cc_db_lock_path_beside(real);
     free(real);
     return *out ? 0 : -ENOMEM;
 }
@@ -168,14 +167,18 @@ int columnar_delete_files(const char *path, bool *out_deleted) {
         return cc_error(-errno, 0, "", "cannot resolve the path %s: %s", path, strerror(errno));
     /* Without the file, a lock file left under the given name may still be there. */
     const char *data_path = real ? real : path;
-    char *lock_path = lock_path_beside(data_path);
+    char *lock_path = cc_db_lock_path_beside(data_path);
     if (!lock_path) {
         free(real);
         return -ENOMEM;
     }
     int rc = 0;
     struct stat status;
-    if (real || stat(lock_path, &status) == 0) rc = cc_lock_delete_files(data_path, lock_path, out_deleted);
+    if (real || stat(lock_path, &status) == 0) {
+        rc = cc_lock_delete_files(data_path, lock_path, out_deleted);
+        /* And a compacted copy that a crash left unfinished beside it (copy.c). */
+        if (!rc) rc = cc_copy_remove_leftovers(data_path);
+    }
     free(lock_path);
     free(real);
     return rc;

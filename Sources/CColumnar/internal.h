@@ -317,6 +317,11 @@ int cc_free_node(columnar_txn *txn, uint64_t ref);
 
 /* The version a new reader gets: the published one, or without a lock file the one recovery chose at open. */
 int cc_db_latest(columnar_db *db, cc_version_state *out);
+/* "<path>.lock" for a path already resolved (realpath); NULL when out of memory. Every name of one file shares the
+ * lock file of its real path. */
+char *cc_db_lock_path_beside(const char *resolved);
+/* Removes the temporary file of a compaction of `data_path` that a crash interrupted (copy.c), with its lock file. */
+int cc_copy_remove_leftovers(const char *data_path);
 /* Loads (from cache or by decoding) the schema of the version whose top node is `top_ref`. */
 int cc_db_schema_for(columnar_txn *txn, cc_schema **out);
 

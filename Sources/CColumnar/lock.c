@@ -324,26 +324,34 @@ static int open_file(cc_lock *lock, uint64_t data_device, uint64_t data_inode, b
     if (lock->fd < 0)
         return cc_error(-errno, 0, "", "cannot open lock file %s: %s", lock_name(lock), strerror(errno));
 
-    rc = ofd_lock(lock->fd, F_OFD_SETLK, F_WRLCK, CC_LOCK_INIT_BYTE, 1);
-    if (rc == 0) {
-        fresh = true;
-    } else if (rc == -EAGAIN) {
+    for (int attempt = 0;; attempt++) {
+        rc = ofd_lock(lock->fd, F_OFD_SETLK, F_WRLCK, CC_LOCK_INIT_BYTE, 1);
+        if (rc == 0) {
+            fresh = true;
+            break;
+        }
+        if (rc != -EAGAIN)
+            return cc_error(rc, 0, "", "cannot lock lock file %s: %s (the file system must support open file "
+                            "description locks)", lock_name(lock), strerror(-rc));
         /* Others have it open. This waits while an initialiser still holds the write lock. */
         if ((rc = ofd_lock(lock->fd, F_OFD_SETLKW, F_RDLCK, CC_LOCK_INIT_BYTE, 1)))
             return cc_error(rc, 0, "", "cannot lock lock file %s: %s", lock_name(lock), strerror(-rc));
         rc = map_existing(lock, data_device, data_inode);
-        if (rc == COLUMNAR_ELOCKFILE) {
-            /* Not usable as it is. If nobody else is using it either (say, the others were waiting on an
-             * initialiser that died), start it over; otherwise report it. The conversion is atomic: failing, it
-             * leaves our read lock as it was. */
-            if (ofd_lock(lock->fd, F_OFD_SETLK, F_WRLCK, CC_LOCK_INIT_BYTE, 1) != 0) return rc;
+        if (rc == 0) break;
+        if (rc != COLUMNAR_ELOCKFILE) return rc;
+        /* Not usable as it is. If nobody else is using it either (the others were waiting on an initialiser that
+         * died, or on a compaction that replaced the data file), start it over. The conversion is atomic: failing,
+         * it leaves our read lock as it was. It fails as well when another opener waited with us and holds its
+         * read lock for the same reason; both step back and try again, and one of them becomes the initialiser.
+         * Only a lock file still held for another file after that is reported. */
+        if (ofd_lock(lock->fd, F_OFD_SETLK, F_WRLCK, CC_LOCK_INIT_BYTE, 1) == 0) {
             fresh = true;
-        } else if (rc != 0) {
-            return rc;
+            break;
         }
-    } else {
-        return cc_error(rc, 0, "", "cannot lock lock file %s: %s (the file system must support open file "
-                        "description locks)", lock_name(lock), strerror(-rc));
+        if (attempt == 8) return rc;
+        ofd_lock(lock->fd, F_OFD_SETLK, F_UNLCK, CC_LOCK_INIT_BYTE, 1);
+        struct timespec pause = { 0, (long)(1 + attempt) * 1000000L };
+        nanosleep(&pause, NULL);
     }
     if (fresh) {
         if ((rc = create_fresh(lock, data_device, data_inode))) return rc;
@@ -426,8 +434,8 @@ static int check_still_linked(const cc_lock *lock, int data_fd) {
     return 0;
 }
 
-int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out_deleted) {
-    *out_deleted = false;
+int cc_lock_exclusive_take(const char *data_path, const char *lock_path, const char *purpose, int *out_fd) {
+    *out_fd = -1;
     /* Created if missing, so that an opener arriving meanwhile waits on this file's init byte like any other. */
     int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return cc_error(-errno, 0, "", "cannot open lock file %s: %s", lock_path, strerror(errno));
@@ -435,12 +443,25 @@ int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out
     if (rc == -EAGAIN) {
         close(fd);
         return cc_error(-EBUSY, 0, "", "%s is open (in this or another process); close every handle of it before "
-                        "deleting its files", data_path);
+                        "%s", data_path, purpose);
     }
     if (rc) {
         close(fd);
         return cc_error(rc, 0, "", "cannot lock lock file %s: %s", lock_path, strerror(-rc));
     }
+    *out_fd = fd;
+    return 0;
+}
+
+void cc_lock_exclusive_release(int fd) {
+    if (fd >= 0) close(fd);
+}
+
+int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out_deleted) {
+    *out_deleted = false;
+    int fd;
+    int rc = cc_lock_exclusive_take(data_path, lock_path, "deleting its files", &fd);
+    if (rc) return rc;
     /* Nobody has the file open, and openers now wait for us. The data file goes first: an opener that reaches a
      * lock file after this finds its data file unlinked (check_still_linked) and starts over. */
     if (unlink(data_path) == 0) {
@@ -452,7 +473,7 @@ int cc_lock_delete_files(const char *data_path, const char *lock_path, bool *out
      * starts over and makes a new one. */
     if (unlink(lock_path) != 0 && errno != ENOENT && !rc)
         rc = cc_error(-errno, 0, "", "cannot delete lock file %s: %s", lock_path, strerror(errno));
-    close(fd);
+    cc_lock_exclusive_release(fd);
     return rc;
 }
 

@@ -173,6 +173,12 @@ typedef struct cc_log_view {
 
 cc_log_view cc_lock_write_log(cc_lock *lock);
 
+/* Takes the init byte's write lock on `lock_path` (creating the file if missing) without waiting: held, nobody has
+ * the data file open and openers wait. -EBUSY, saying the file is open and must be closed before `purpose`,
+ * when a handle has it. *out_fd is the descriptor holding the lock, for cc_lock_exclusive_release. */
+int cc_lock_exclusive_take(const char *data_path, const char *lock_path, const char *purpose, int *out_fd);
+void cc_lock_exclusive_release(int fd);
+
 /* Deletes the data file and its lock file when no handle anywhere has the file open: holds the lock file's init
  * byte exclusively (so openers wait) while it unlinks both. -EBUSY (with a message) when the file is open. An
  * opener that had reached either file before the deletion sees it unlinked once it holds the init byte, and

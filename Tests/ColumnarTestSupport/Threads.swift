@@ -39,3 +39,28 @@ public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void
     }
     group.wait()
 }
+
+/// Work running on a thread of its own while the test goes on: `isFinished` polls, `value` waits for the result.
+public final class BackgroundWork<Result>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Locked<Result?>(nil)
+
+    public init(_ body: @escaping @Sendable () -> Result) {
+        let thread = Thread { [result, done] in
+            let value = body()
+            result.withLock { $0 = value }
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    public var isFinished: Bool { result.withLock { $0 != nil } }
+
+    /// Waits for the work to end and returns its result.
+    public var value: Result {
+        done.wait()
+        done.signal()   // later reads return at once
+        return result.withLock { $0! }
+    }
+}

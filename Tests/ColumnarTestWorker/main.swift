@@ -24,6 +24,10 @@
 //   ColumnarTestWorker powercut-campaign ... | campaign-writer ...
 //       The power-cut campaign and its writers (PowerCutCampaign.swift).
 //
+//   ColumnarTestWorker compact PATH
+//       Prints "compacting", compacts PATH (columnar_compact) and prints "compacted MICROSECONDS" (the time it
+//       took), or "busy" when the file is open. The compaction kill campaign kills it at random moments.
+//
 //   ColumnarTestWorker increment PATH COUNT
 //       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
 //       column "value", one object).
@@ -288,7 +292,22 @@ func increment(path: String, count: Int) throws {
     }
 }
 
-let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT | "
+/// Prints "compacting", compacts PATH (columnar_compact) and prints "compacted MICROSECONDS" or "busy".
+func compact(path: String) throws {
+    emit("compacting")
+    var start = timespec(), end = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    let rc = columnar_compact(path, nil, nil, nil, nil)
+    clock_gettime(CLOCK_MONOTONIC, &end)
+    if rc == -EBUSY {
+        emit("busy")
+        return
+    }
+    try check(rc, "columnar_compact \(path)")
+    emit("compacted \((end.tv_sec - start.tv_sec) * 1_000_000 + (end.tv_nsec - start.tv_nsec) / 1_000)")
+}
+
+let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT | compact PATH | "
     + "realm-write PATH | realm-self-assign PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
@@ -307,6 +326,8 @@ do {
         guard let seed = UInt64(arguments[2]), let writer = Int(arguments[3]) else { fail(usage) }
         try campaignWriter(path: arguments[1], seed: seed, writer: writer,
                            options: try CampaignWriterOptions(arguments.dropFirst(4)))
+    case "compact" where arguments.count == 2:
+        try compact(path: arguments[1])
     case "increment" where arguments.count == 3:
         guard let count = Int(arguments[2]), count >= 0 else { fail("COUNT must be a non-negative integer") }
         try increment(path: arguments[1], count: count)

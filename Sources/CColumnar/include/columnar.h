@@ -214,10 +214,43 @@ int columnar_open(const char *path, const columnar_open_options *options, column
 /** Closes the database. Every transaction of this handle must have ended. Never writes to the data file. */
 void columnar_close(columnar_db *db);
 
-/** Deletes the database at `path` (the file it resolves to) and its lock file, when no handle in any process has
- *  it open; an open that had already reached the file starts over and finds it gone. `*out_deleted` (may be NULL)
- *  says whether the data file existed. Errors: -EBUSY (the file is open), -errno of the file system. */
+/** Deletes the database at `path` (the file it resolves to), its lock file and any unfinished compacted copy (see
+ *  columnar_compact), when no handle in any process has it open; an open that had already reached the file starts
+ *  over and finds it gone. `*out_deleted` (may be NULL) says whether the data file existed. Errors: -EBUSY (the file is open), -errno of the file system. */
 int columnar_delete_files(const char *path, bool *out_deleted);
+
+/** A dense copy of the version `txn` (a read transaction) sees, written to a new file at `path`: tables filled in
+ *  key order (full clusters), collections and search indexes rebuilt in order, removed tables and columns left out.
+ *  Object keys and primary keys are kept; table and column ids may differ (find them by name). Other threads and
+ *  processes go on reading and writing the source meanwhile. The copy is built under `<path>.copying`, committed
+ *  durably, then linked into place and the directory synced: a crash leaves no file at `path` or a complete one.
+ *  `options` (may be NULL) gives the copy's cluster_size and COLUMNAR_OPEN_NO_IO_URING.
+ *  Errors: -EEXIST (a file exists at `path`), -EBUSY (another copy to `path` is being written), COLUMNAR_EMISUSE (a
+ *  write transaction, other open flags), -errno of creating, linking or syncing, COLUMNAR_ECORRUPT and the errors
+ *  of reading the source. Nothing is left at `path` on an error. */
+int columnar_write_copy(columnar_txn *txn, const char *path, const columnar_open_options *options);
+
+/** What columnar_compact did. Sizes in bytes. */
+typedef struct columnar_compact_result {
+    bool compacted;               /**< the file was replaced by its compacted copy */
+    uint64_t size_before_bytes;   /**< the file's size before */
+    uint64_t used_before_bytes;   /**< bytes its latest version used (nodes, not counting free space) before */
+    uint64_t size_after_bytes;    /**< the compacted file's size (0 when not compacted) */
+} columnar_compact_result;
+
+/** Asked with the file's size and the bytes its latest version uses; true to compact. */
+typedef bool (*columnar_compact_decision)(uint64_t size_bytes, uint64_t used_bytes, void *context);
+
+/** Replaces the database at `path` (its real path: a symlink stays a symlink) by a dense copy of its latest
+ *  version, as columnar_write_copy writes, when no handle in any process has it open. Openers meanwhile wait and
+ *  then open the new file. `decide` (may be NULL: always) sees the sizes first. The copy is built under
+ *  `<real path>.compacting`, made durable, renamed over the file and the directory synced: a crash at any moment
+ *  leaves the old file or the new one, complete (and perhaps the temporary file, removed by the next compaction
+ *  or columnar_delete_files). `out` may be NULL.
+ *  Errors: -EBUSY (the file is open), -ENOENT, COLUMNAR_EMISUSE (open flags other than NO_IO_URING), the errors of
+ *  opening the file and of columnar_write_copy. The file is unchanged on an error. */
+int columnar_compact(const char *path, const columnar_open_options *options, columnar_compact_decision decide,
+                     void *context, columnar_compact_result *out);
 
 /** Which commit path the database uses. */
 typedef enum columnar_commit_path {
