@@ -1,4 +1,5 @@
-// RealmOpening: what happens before a Realm's file is opened — refusing an encryption key, copying a seed file.
+// RealmOpening: what happens before a Realm's file is opened — refusing an encryption key, copying a seed file,
+// compacting the file when the configuration asks for it.
 
 import Foundation
 import QueryVM
@@ -9,15 +10,19 @@ enum RealmOpening {
                           + "(a key is refused rather than ignored, so that no data is stored unencrypted by mistake)")
     }
 
-    static func compactionUnsupported() -> ColumnarError {
-        ColumnarError(code: .misuse, message: "Columnar cannot compact files yet: open the Realm with "
-                          + "shouldCompactOnLaunch nil (a compaction request is refused rather than ignored)")
-    }
-
-    /// Checks the configuration and copies the seed file when the Realm has no file yet.
+    /// Checks the configuration, copies the seed file when the Realm has no file yet, and compacts the file when
+    /// `shouldCompactOnLaunch` asks for it.
     static func prepare(_ configuration: Realm.Configuration) throws {
         if configuration.encryptionKey != nil { throw encryptionUnsupported() }
-        if configuration.shouldCompactOnLaunch != nil { throw compactionUnsupported() }
+        if configuration.shouldCompactOnLaunch != nil && configuration.readOnly {
+            // As RealmSwift: a read-only Realm cannot replace its file.
+            throw ColumnarError(code: .misuse, message: "Cannot set `shouldCompactOnLaunch` when `readOnly` is set.")
+        }
+        try copySeed(configuration)
+        try RealmCompaction.onLaunch(configuration)
+    }
+
+    private static func copySeed(_ configuration: Realm.Configuration) throws {
         guard let seed = configuration.seedFilePath, let destination = configuration.fileURL,
               configuration.inMemoryIdentifier == nil else { return }
         let manager = FileManager.default

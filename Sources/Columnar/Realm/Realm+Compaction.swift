@@ -1,0 +1,93 @@
+// Realm+Compaction: dense copies of a Realm's file — `writeCopy` while the Realm is in use, and compaction of a
+// file nobody has open (`shouldCompactOnLaunch` at open, `Realm.compact` when asked). Both rebuild the file
+// through the engine's object API (columnar_write_copy, columnar_compact): full clusters, collections and indexes
+// written in order, removed classes and properties gone.
+
+import CColumnar
+import Foundation
+import QueryVM
+
+extension Realm {
+    /// Writes a compacted copy of this Realm, as this Realm sees it now, to a new file at `fileURL`.
+    ///
+    /// Other threads and processes go on reading and writing meanwhile. The copy is written under a temporary
+    /// name beside `fileURL`, made durable, and then put in place, so a crash leaves no file at `fileURL` or a
+    /// complete one. Throws `Realm.Error` with code `.fileExists` when a file is already there, and refuses an
+    /// encryption key (Columnar does not encrypt files) or a call inside a write transaction (its changes are not
+    /// committed yet).
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
+        if encryptionKey != nil { throw Realm.Error.converting(RealmOpening.encryptionUnsupported(), fileURL: fileURL) }
+        guard !isInWriteTransaction else {
+            throw Realm.Error(code: .fail, message: "Cannot write a copy of a Realm inside a write transaction: "
+                                  + "commit or cancel it first", fileURL: fileURL)
+        }
+        let rc = columnar_write_copy(core.currentTransaction, fileURL.path, nil)
+        guard rc == COLUMNAR_OK else {
+            throw Realm.Error.converting(ColumnarError.fromLastError(rc), fileURL: fileURL)
+        }
+    }
+
+    /// Writes a compacted copy of this Realm to the file of `configuration` (as `writeCopy(toFile:encryptionKey:)`).
+    public func writeCopy(configuration: Realm.Configuration) throws {
+        guard configuration.inMemoryIdentifier == nil, let fileURL = configuration.fileURL else {
+            throw Realm.Error(code: .fail, message: "Cannot write a copy of a Realm to an in-memory configuration: "
+                                  + "give it a fileURL", fileURL: nil)
+        }
+        try writeCopy(toFile: fileURL, encryptionKey: configuration.encryptionKey)
+    }
+
+    /// Compacts the file of `configuration` now, when no Realm in any thread or process has it open: the file is
+    /// replaced by a dense copy of itself (the old file or the new one is in place at every moment, complete).
+    ///
+    /// Columnar's own addition; RealmSwift compacts only at open (`Configuration.shouldCompactOnLaunch`).
+    /// - Returns: whether the file was compacted: false when it is open somewhere, or when
+    ///   `configuration.shouldCompactOnLaunch` is set and declines.
+    /// - Throws: `Realm.Error` (`.fileNotFound` without a file, or the failure that stopped it, the file then
+    ///   unchanged).
+    @discardableResult
+    public static func compact(configuration: Configuration = .defaultConfiguration) throws -> Bool {
+        guard configuration.inMemoryIdentifier == nil, let url = configuration.fileURL else { return false }
+        if configuration.encryptionKey != nil {
+            throw Realm.Error.converting(RealmOpening.encryptionUnsupported(), fileURL: url)
+        }
+        return try RealmCompaction.run(path: url.path, decide: configuration.shouldCompactOnLaunch)
+    }
+}
+
+/// The call into columnar_compact, with a Swift closure as its decision.
+enum RealmCompaction {
+    private final class Decision {
+        let decide: (Int, Int) -> Bool
+        init(_ decide: @escaping (Int, Int) -> Bool) { self.decide = decide }
+    }
+
+    /// Compacts the file at `path` unless it is open (false) or `decide` declines (false).
+    static func run(path: String, decide: ((Int, Int) -> Bool)?) throws -> Bool {
+        var result = columnar_compact_result()
+        let rc: Int32
+        if let decide {
+            let decision = Decision(decide)
+            rc = withExtendedLifetime(decision) {
+                columnar_compact(path, nil, { size, used, context in
+                    let decision = Unmanaged<Decision>.fromOpaque(context!).takeUnretainedValue()
+                    return decision.decide(Int(clamping: size), Int(clamping: used))
+                }, Unmanaged.passUnretained(decision).toOpaque(), &result)
+            }
+        } else {
+            rc = columnar_compact(path, nil, nil, nil, &result)
+        }
+        if rc == -EBUSY { return false }
+        guard rc == COLUMNAR_OK else {
+            throw Realm.Error.converting(ColumnarError.fromLastError(rc), fileURL: URL(fileURLWithPath: path))
+        }
+        return result.compacted
+    }
+
+    /// `shouldCompactOnLaunch` at open: before the Realm's first handle of the file in this process, when the file
+    /// exists. Skipped, as in RealmSwift, when another process (or thread) has the file open.
+    static func onLaunch(_ configuration: Realm.Configuration) throws {
+        guard let decide = configuration.shouldCompactOnLaunch, configuration.inMemoryIdentifier == nil,
+              let url = configuration.fileURL, FileManager.default.fileExists(atPath: url.path) else { return }
+        _ = try run(path: url.path, decide: decide)
+    }
+}
