@@ -1,10 +1,12 @@
-// columnar-inspect: shows what is in a Columnar file and whether it is sound, without ever writing to it.
+// columnar-inspect: shows what is in a Columnar file and whether it is sound, without writing to it; and, asked
+// explicitly, compacts it (`compact`) or writes a copy of it (`copy`).
 //
 // Each subcommand is one file in Commands/; they share the opening logic (Commands/FileOptions.swift), the
 // inspector wrapper (Inspector/) and the output helpers (Output/). The tool reads the data file through the
 // engine's inspector (a private read-only mapping; no lock, no reader slot), reads the lock file with one pread
 // when `info` asks for it, and opens the database with COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK only to
-// read objects for `dump`.
+// read objects for `dump`. `copy` opens it read-only with its lock file (a registered reader), and `compact` goes
+// through columnar_compact, which replaces the file only when no handle has it open.
 
 import ArgumentParser
 
@@ -12,14 +14,16 @@ import ArgumentParser
 struct ColumnarInspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "columnar-inspect",
-        abstract: "Explain, verify and picture a Columnar database file, without ever writing to it.",
+        abstract: "Explain, verify and picture a Columnar database file; compact it or copy it.",
         discussion: """
             columnar-inspect reads a Columnar file and its lock file and reports what they hold: the header and \
             its 15 commit slots (which versions are whole), the versions written, durable and pinned by readers, \
             the schema, how each table and column is stored, single nodes, the map of the file's space, and an \
-            integrity walk. It opens the file read-only and never creates, locks or writes the lock file, so it is \
-            safe on a database another process is using (the inspected version is not pinned, so on a file being \
-            written a run may see a version partly reused; run it again).
+            integrity walk. These subcommands open the file read-only and never create, lock or write the lock \
+            file, so they are safe on a database another process is using (the inspected version is not pinned, \
+            so on a file being written a run may see a version partly reused; run it again). Two subcommands do \
+            more: `copy` reads as a registered reader and writes a new file, and `compact` replaces the file \
+            itself when no process has it open.
 
             Like the engine, it inspects the current version, the highest whole one. Damage to what the latest \
             commits wrote reads like a commit cut short: the version before it is inspected, and the findings \
@@ -41,6 +45,6 @@ struct ColumnarInspect: ParsableCommand {
         version: "1.0.0",
         subcommands: [
             HeaderCommand.self, InfoCommand.self, SchemaCommand.self, TablesCommand.self, DumpCommand.self,
-            NodeCommand.self, SpaceCommand.self, VerifyCommand.self,
+            NodeCommand.self, SpaceCommand.self, VerifyCommand.self, CompactCommand.self, CopyCommand.self,
         ])
 }

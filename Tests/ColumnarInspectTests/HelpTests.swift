@@ -4,7 +4,8 @@
 import XCTest
 
 final class HelpTests: XCTestCase {
-    static let subcommands = ["header", "info", "schema", "tables", "dump", "node", "space", "verify"]
+    static let subcommands = ["header", "info", "schema", "tables", "dump", "node", "space", "verify", "compact",
+                              "copy"]
 
     func testEverySubcommandHasAManualPageStyleHelp() throws {
         for subcommand in HelpTests.subcommands {
