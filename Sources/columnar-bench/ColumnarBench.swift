@@ -5,7 +5,8 @@
 // threads and processes; CommitWorkload.swift, with two tables of its own), selected with --suite. The commit
 // suite's other processes are this program again, run as `columnar-bench commit-worker ...` (CommitWorker.swift).
 // The `notifications` subcommand measures change notifications on their own (NotificationWorkload.swift); its
-// writer process is this program again too, run as `columnar-bench notification-writer ...`.
+// writer process is this program again too, run as `columnar-bench notification-writer ...`. The `maintenance`
+// subcommand measures compaction and copies against SQLite's VACUUM (MaintenanceBench.swift).
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -50,7 +51,7 @@ struct ColumnarBench: ParsableCommand {
             acknowledged ("lost: 0"). \
             Change notifications are measured by the notifications subcommand (see its --help).
             """,
-        subcommands: [NotificationBench.self])
+        subcommands: [NotificationBench.self, MaintenanceBench.self])
 
     static let defaultObjectCount = 1_000_000
     static let defaultCommitCount = 2_000
@@ -133,6 +134,8 @@ struct ColumnarBench: ParsableCommand {
             NotificationWriter.main(Array(arguments.dropFirst()))
         } else if arguments.first == NotificationBench.configuration.commandName {
             NotificationBench.main(Array(arguments.dropFirst()))
+        } else if arguments.first == MaintenanceBench.configuration.commandName {
+            MaintenanceBench.main(Array(arguments.dropFirst()))
         } else {
             main(arguments)
         }
