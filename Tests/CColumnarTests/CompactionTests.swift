@@ -101,6 +101,16 @@ final class CompactionTests: XCTestCase {
         try checkFixture(link, kept: kept)
     }
 
+    func testDeletingAFileAlsoDeletesWhatACrashedCompactionLeft() throws {
+        let path = directory.file("left.columnar")
+        _ = try makeFixtureFile(path, rows: 10)
+        _ = try makeFixtureFile(path + ".compacting", rows: 10)   // as a compaction killed before its rename
+        XCTAssertEqual(columnar_delete_files(path, nil), COLUMNAR_OK)
+        for leftover in [path, path + ".lock", path + ".compacting", path + ".compacting.lock"] {
+            XCTAssertFalse(exists(leftover), leftover)
+        }
+    }
+
     func testCompactionShrinksAFileAfterLargeDeletesToAboutAFreshFilesSize() throws {
         let objectCount = 60_000
         func fill(_ db: TestDatabase, keys: some Sequence<Int>) throws {
