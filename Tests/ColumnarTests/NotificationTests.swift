@@ -552,6 +552,37 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    /// RealmSwift's autorefresh needs no observer: a Realm on a thread whose run loop runs sees another thread's
+    /// commit without `refresh()`; with autorefresh off it keeps its version until refreshed.
+    func testAutorefreshWithoutObserversMovesARealmOnARunLoopThread() throws {
+        let realm = try openRealm()
+        let results = realm.objects(NoteDog.self)
+        XCTAssertEqual(results.count, 0)
+        let configuration = self.configuration!
+        func commitElsewhere() {
+            let done = expectation(description: "committed on another thread")
+            Thread {
+                let other = try! Realm(configuration: configuration)
+                try! other.write { other.create(NoteDog.self, value: ["name": "x"]) }
+                done.fulfill()
+            }.start()
+            wait(for: [done], timeout: 10)
+        }
+        commitElsewhere()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while results.count == 0 && Date() < deadline {
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.01))
+        }
+        XCTAssertEqual(results.count, 1, "refreshed from the run loop, with nothing observing")
+
+        realm.autorefresh = false
+        commitElsewhere()
+        RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.3))
+        XCTAssertEqual(results.count, 1, "autorefresh off: still the old version")
+        realm.refresh()
+        XCTAssertEqual(results.count, 2)
+    }
+
     /// A commit made by another process reaches an observer without a `refresh()` call.
     func testDeliveryAfterAnotherProcessCommits() throws {
         let realm = try openRealm()

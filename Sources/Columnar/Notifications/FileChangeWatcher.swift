@@ -1,5 +1,6 @@
-// FileChangeWatcher: notices commits made by other threads and processes to files whose cores have observations,
-// and wakes those cores on their own thread or queue (RealmCore+Notifications.swift).
+// FileChangeWatcher: notices commits made by other threads and processes to files whose cores have observations
+// or autorefresh (every writable Realm confined to a thread), and wakes those cores on their own thread or queue
+// (RealmCore+Notifications.swift).
 //
 // One thread per process waits on two descriptors: a pipe that commits made in this process signal, and an
 // inotify descriptor watching the data files, which the kernel signals when any process writes one. Woken, or
@@ -9,7 +10,9 @@
 // Another process's commit writes the data file before its sync, and publishes the new version only after the
 // sync (through the lock file's shared memory, which makes no inotify event). So a write event that finds no new
 // version starts a short re-check: every millisecond for up to 250 ms, until the version appears.
-// Readers cost nothing here: only cores with observations are watched, and only while they have any.
+// Realms confined to a thread are watched from their first opening (autorefresh); those on queues and actors only
+// once they have observations. A wake-up costs such a Realm at most one pending timer on its thread's run loop, and
+// nothing runs until the thread runs its run loop.
 
 import CColumnar
 import Foundation
@@ -20,8 +23,8 @@ import Glibc
 
 final class FileChangeWatcher: @unchecked Sendable {
     static let shared = FileChangeWatcher()
-    /// Set once the first core is watched: until then commits and releases of cores skip the watcher entirely
-    /// (a process that never observes never starts the thread or opens its descriptors).
+    /// Set once the first core is watched: until then commits and releases of cores skip the watcher entirely (a
+    /// process that opens no Realm on a thread and observes nothing never starts the thread or opens descriptors).
     private static let isActive = Atomic<Bool>(false)
 
     /// The watcher, or nil while nothing has ever been observed in the process.

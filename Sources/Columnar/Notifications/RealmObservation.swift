@@ -52,7 +52,10 @@ extension Realm {
         nonmutating set {
             core.checkThread()
             core.autorefresh = newValue
-            if newValue { core.scheduleDeliveryOnOwnContext() }
+            if newValue {
+                if core.ownRunLoop != nil && !core.configuration.readOnly { FileChangeWatcher.shared.watch(core) }
+                core.scheduleDeliveryOnOwnContext()
+            }
         }
     }
 }

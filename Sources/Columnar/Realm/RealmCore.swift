@@ -127,6 +127,9 @@ final class RealmCore {
         if let types = configuration.objectTypes {
             for type in types { _ = try binding(for: type) }
         }
+        // Autorefresh, as RealmSwift has it: a Realm on a thread moves to the newest version from the thread's run
+        // loop when another thread or process commits, whether or not anything observes it.
+        if ownRunLoop != nil && !configuration.readOnly { FileChangeWatcher.shared.watch(self) }
     }
 
     /// A frozen core at the version `live` reads (outside a write transaction), sharing its bindings.
