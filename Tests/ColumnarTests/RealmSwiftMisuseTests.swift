@@ -1,7 +1,8 @@
 // RealmSwiftMisuseTests: misuse that RealmSwift rejects with an Objective-C exception stops the program here with
 // RealmSwift's own message text, so the two read alike: listing the base class (`realm.objects(Object.self)`),
-// using a class the configuration's `objectTypes` does not list (nor reach through links), and modifying an
-// object outside a write transaction. Each case runs in a child process (DeathTest.swift).
+// using a class the configuration's `objectTypes` does not list (nor reach through links), modifying an object
+// outside a write transaction, adding a deleted object or one of another Realm, and reading a custom persistable
+// value that does not convert where nil is impossible. Each case runs in a child process (DeathTest.swift).
 
 import Columnar
 import ColumnarTestSupport
@@ -29,6 +30,26 @@ final class RealmSwiftMisuseTests: RealmTestCase, DeathCaseTable {
                 let realm = try Realm(configuration: configuration)
                 try realm.write { realm.add(Owner(value: ["name": "x"])) }
             },
+            "adding a deleted object": {
+                let realm = try self.openRealm()
+                try realm.write {
+                    let dog = realm.create(Dog.self, value: ["name": "Rex"])
+                    realm.delete(dog)
+                    realm.add(dog)
+                }
+            },
+            "adding an object of another Realm": {
+                let realm = try self.openRealm()
+                let other = try Realm(fileURL: URL(fileURLWithPath: self.directory.file("other.realm")))
+                let dog = try other.write { other.create(Dog.self, value: ["name": "Rex"]) }
+                try realm.write { realm.add(dog) }
+            },
+            "reading a custom value that does not convert where nil is impossible": {
+                let realm = try self.openRealm()
+                let bookmark = try realm.write { realm.create(Bookmark.self, value: ["title": "x"]) }
+                try realm.write { bookmark.home = WebLink(unchecked: "gopher://old") }
+                _ = bookmark.home
+            },
             "modifying outside a write": {
                 let realm = try self.openRealm()
                 let dog = try realm.write { realm.create(Dog.self, value: ["name": "Rex"]) }
@@ -51,6 +72,17 @@ final class RealmSwiftMisuseTests: RealmTestCase, DeathCaseTable {
                         + "`objectTypes` array in your configuration, add `Toy` to the list of `objectClasses` / "
                         + "`objectTypes`.")
         assertStops("adding a class objectTypes does not list", "Object type 'Owner' is not managed by the Realm.")
+    }
+
+    func testAddingADeletedOrForeignObjectStopsWithRealmSwiftsMessage() {
+        assertStops("adding a deleted object", "Adding a deleted or invalidated object to a Realm is not permitted")
+        assertStops("adding an object of another Realm",
+                    "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+    }
+
+    func testACustomValueThatDoesNotConvertStopsWithRealmSwiftsMessage() {
+        assertStops("reading a custom value that does not convert where nil is impossible",
+                    "Failed to convert persisted value 'gopher://old' to type 'WebLink' in a non-optional context.")
     }
 
     func testModifyingOutsideAWriteStopsWithRealmSwiftsMessage() {

@@ -737,6 +737,8 @@ final class RealmCore {
         if let location = object._location {
             precondition(location.core.file === file,
                          "Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            precondition(location.core.objectExists(location),
+                         "Adding a deleted or invalidated object to a Realm is not permitted")
             return
         }
         let binding = requireBinding(for: type(of: object))
