@@ -192,8 +192,12 @@ private struct Checker {
                                      message: "IN needs a list, an array argument or a to-many key path on its right, found \(node.rhs)")
             }
             if case .constant(let value) = lhs.operand, case .constant(let raw, _) = node.lhs.kind, !value.isNull {
+                // The description is made later, when a message needs it: from the operand as it was, not from
+                // `lhs` itself, which by then is this new operand (a description that called itself forever).
+                let unconverted = lhs
                 lhs = TypedOperand(operand: .constant(try convert(raw, to: rhs, at: node.lhs.range)),
-                                   type: rhs.type, target: rhs.target, nullable: false, description: lhs.description)
+                                   type: rhs.type, target: rhs.target, nullable: false,
+                                   description: unconverted.description)
             }
         }
         let quantifier = try self.quantifier(node.quantifier, lhs: lhs, range: range)
