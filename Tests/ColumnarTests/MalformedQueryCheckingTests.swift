@@ -166,6 +166,8 @@ final class MalformedQueryCheckingTests: RealmTestCase {
             ("name ==[x] 'a'", 8, "c, d or cd"),
             ("((age > 3)", 10, "expected ')'"),
             ("age > 3))", 7, "has no matching '('"),
+            // A constant converted for IN once made a message that described itself forever (a stack overflow).
+            ("3 IN[c] dogs.age", 0, "[c]"),
         ]
         for (query, offset, mentions) in cases {
             guard let message = expectFailure(query, [], realm: realm, seed: 0) else { continue }

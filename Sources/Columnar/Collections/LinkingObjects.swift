@@ -116,7 +116,7 @@ public struct LinkingObjects<Element: ObjectBase & RealmCollectionValue>: Linkin
 
     /// The position of the first link from `object`, or nil.
     public func index(of object: Element) -> Int? {
-        firstIndex(of: object)
+        ElementPosition.first(of: object, in: self)
     }
 
     /// The objects at the given positions, in ascending order of position; a position out of range stops with a

@@ -80,7 +80,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     /// The position of the first element equal to `object`, or nil.
     public func index(of object: Element) -> Int? {
-        firstIndex(of: object)
+        ElementPosition.first(of: object, in: self)
     }
 
     // MARK: Mutation

@@ -79,7 +79,7 @@ extension MutableSet: RealmCollection {
     /// The position of an element equal to `object` in the set's iteration order, or nil. (Declared here so that
     /// the protocol's requirement is not met by the standard library's deprecated `Collection.index(of:)`.)
     public func index(of object: Element) -> Int? {
-        firstIndex(of: object)
+        ElementPosition.first(of: object, in: self)
     }
 }
 

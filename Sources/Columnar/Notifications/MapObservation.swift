@@ -49,7 +49,7 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
                 deletions.append(key)
                 continue
             }
-            if old != new {
+            if !Self.sameValue(old, new) {
                 modifications.append(key)
             } else if node != nil, let object = Self.object(in: new), let location = object._location {
                 kept.append((key, location.key))
@@ -63,6 +63,13 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
         entries = now
         guard notify, !(deletions.isEmpty && insertions.isEmpty && modifications.isEmpty) else { return }
         block(.update(map, deletions: deletions, insertions: insertions, modifications: modifications))
+    }
+
+    /// Whether an entry still holds the same value: for objects the same stored object (two reads give two
+    /// instances, which `==` tells apart for classes without a primary key), else equal values.
+    private static func sameValue(_ old: Value, _ new: Value) -> Bool {
+        if let before = object(in: old), let after = object(in: new) { return before._isSameObject(as: after) }
+        return old == new
     }
 
     private static func object(in value: Value) -> ObjectBase? {
