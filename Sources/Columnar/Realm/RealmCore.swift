@@ -637,10 +637,15 @@ final class RealmCore {
         fatalError("Columnar: reading \(className) failed: \(ColumnarError.fromLastError(rc))")
     }
 
-    /// Reads a property type-erased (description, subscript(key:)).
+    /// Reads a property type-erased (description, subscript(key:), change notifications' values).
     func readAny(_ object: ObjectBase, propertyIndex: Int) -> Any {
+        let location = object._location!
+        let binding = location.binding
+        // A DynamicObject's binding has no prototype: its values are read as its subscript reads them.
+        if binding.isDynamic {
+            return DynamicProperties.read(location, propertyIndex: propertyIndex) ?? (Optional<Any>.none as Any)
+        }
         // The prototype's cell knows the value type and the origin of linking objects; the object may have no cells.
-        let binding = object._location!.binding
         return binding.info.prototypeCells[propertyIndex].readManaged(from: object,
                                                                       column: binding.columns[propertyIndex])
     }
