@@ -111,7 +111,10 @@ struct CollectionColumn {
     /// can fail; that error is thrown.
     func withEngineValue<Element>(_ element: Element, _ body: (inout columnar_value) -> Int32) throws -> Int32 {
         guard let persistable = element as? any _Persistable else { fatalError("\(Element.self) cannot be stored") }
-        if let object = ObjectValueAssignment.unwrapped(element) as? DynamicObject { requireLinkable(object) }
+        if Self.holdsDynamicObjects(Element.self),
+           let object = ObjectValueAssignment.unwrapped(element) as? DynamicObject {
+            requireLinkable(object)
+        }
         return try persistable._withValue(in: realm) { body(&$0) }
     }
 
