@@ -91,36 +91,36 @@ enum DynamicProperties {
         } else if storage.type == COLUMNAR_TYPE_LINK {
             writeLink(value, to: location, propertyIndex: index, policy: policy)
         } else {
-            var engineValue = columnar_value()
-            engineValue.type = storage.type
-            engineValue.is_null = true
-            let persistable: (any _Persistable)?
-            if let value {
-                guard let converted = scalar(value, storage) else {
-                    fatalError(invalidValueMessage(value, property, binding.schema.className))
-                }
-                persistable = converted
-            } else {
-                precondition(storage.nullable, "Invalid null value for non-nullable property "
-                                 + "'\(binding.schema.className).\(property.name)'.")
-                persistable = nil
-            }
-            do {
-                if let persistable {
-                    try persistable._withValue(in: Realm(core: core)) { converted in
-                        try Engine.check(columnar_obj_set(core.currentTransaction, binding.table, location.key,
-                                                          column, &converted))
-                    }
-                } else {
-                    try Engine.check(columnar_obj_set(core.currentTransaction, binding.table, location.key, column,
-                                                      &engineValue))
-                }
-            } catch {
-                fatalError("Columnar: cannot set '\(binding.schema.className).\(property.name)': \(error)")
-            }
+            writeValue(value, to: location, propertyIndex: index)
         }
         core.noteWrite(binding.table, location.key, column)
         core.noteLocalChange()
+    }
+
+    /// Sets a property that holds one value (not a link): converted to the column's type, or null.
+    private static func writeValue(_ value: Any?, to location: ObjectLocation, propertyIndex index: Int) {
+        let binding = location.binding
+        let property = binding.schema.properties[index]
+        let persistable: any _Persistable
+        if let value {
+            guard let converted = scalar(value, property.storage) else {
+                fatalError(invalidValueMessage(value, property, binding.schema.className))
+            }
+            persistable = converted
+        } else {
+            precondition(property.storage.nullable, "Invalid null value for non-nullable property "
+                             + "'\(binding.schema.className).\(property.name)'.")
+            persistable = NullValue(type: property.storage.type)
+        }
+        let core = location.core
+        do {
+            try persistable._withValue(in: Realm(core: core)) { engineValue in
+                try Engine.check(columnar_obj_set(core.currentTransaction, binding.table, location.key,
+                                                  binding.columns[index], &engineValue))
+            }
+        } catch {
+            fatalError("Columnar: cannot set '\(binding.schema.className).\(property.name)': \(error)")
+        }
     }
 
     /// nil for nil, an Optional holding nil, and NSNull (which RealmSwift takes for nil); else the value itself.
