@@ -307,6 +307,36 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         XCTAssertFalse(first.isSameObject(as: SigAddress()))
     }
 
+    func testDynamicAPISignatures() throws {
+        let (realm, owner) = try seededRealm()
+        let objects: (String) -> Results<DynamicObject> = realm.dynamicObjects(_:)
+        let object: (String, Any) -> DynamicObject? = realm.dynamicObject(ofType:forPrimaryKey:)
+        let create: (String, Any, Realm.UpdatePolicy) -> DynamicObject = realm.dynamicCreate(_:value:update:)
+        let list: (String) -> List<DynamicObject> = owner.dynamicList(_:)
+        let set: (String) -> MutableSet<DynamicObject> = owner.dynamicMutableSet(_:)
+        let map: Map<String, DynamicObject?> = owner.dynamicMap("dogMap")
+        let embeddedList: (String) -> List<DynamicObject> = SigAddress().dynamicList(_:)
+        _ = embeddedList
+        XCTAssertEqual(objects("SigDog").count, 3)
+        XCTAssertEqual(list("dogs").count, 3)
+        XCTAssertEqual(set("dogSet").count, 3)
+        XCTAssertEqual(map.count, 3)
+        let ann = try XCTUnwrap(object("SigOwner", 1))
+        let name: Any? = ann["name"]
+        let sameName: Any? = ann.name
+        XCTAssertEqual(name as? String, "Ann")
+        XCTAssertEqual(sameName as? String, "Ann")
+        try realm.write {
+            let made: DynamicObject = realm.dynamicCreate("SigDog")   // the default value
+            XCTAssertEqual(made["name"] as? String, "")
+            _ = create("SigDog", ["name": "Bo"], .error)
+            ann["name"] = "Bea"
+            ann.name = "Cat"
+        }
+        XCTAssertEqual(owner.name, "Cat")
+        XCTAssertEqual(realm.objects(SigDog.self).count, 5)
+    }
+
     func testPersistedAndPersistableEnumSignatures() throws {
         // References only: constructing a wrapper outside a model class is not something programs do.
         let plain: () -> Persisted<Int> = Persisted<Int>.init

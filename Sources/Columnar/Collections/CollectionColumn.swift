@@ -95,6 +95,15 @@ struct CollectionColumn {
     func element(at position: Int, as type: any _Persistable.Type) -> Any {
         var value = columnar_value()
         check(columnar_coll_get(transaction(), table, key, column, UInt64(position), &value))
+        return read(value, as: type)
+    }
+
+    /// A value read from the collection, as `type`. A link read as a `DynamicObject` is an object of the class
+    /// the column links to (`DynamicObject` itself names no class).
+    func read(_ value: columnar_value, as type: any _Persistable.Type) -> Any {
+        if value.type == COLUMNAR_TYPE_LINK, !value.is_null, Self.holdsDynamicObjects(type) {
+            return core.materialize(DynamicObject.self, binding: dynamicTargetBinding, key: value.as.link)
+        }
         return type._read(value, from: realm)
     }
 
@@ -102,7 +111,49 @@ struct CollectionColumn {
     /// can fail; that error is thrown.
     func withEngineValue<Element>(_ element: Element, _ body: (inout columnar_value) -> Int32) throws -> Int32 {
         guard let persistable = element as? any _Persistable else { fatalError("\(Element.self) cannot be stored") }
+        if Self.holdsDynamicObjects(Element.self),
+           let object = ObjectValueAssignment.unwrapped(element) as? DynamicObject {
+            requireLinkable(object)
+        }
         return try persistable._withValue(in: realm) { body(&$0) }
+    }
+
+    // MARK: Collections of DynamicObjects
+
+    /// Whether elements of `type` are DynamicObjects (`List<DynamicObject>`, `Map<String, DynamicObject?>`).
+    static func holdsDynamicObjects(_ type: Any.Type) -> Bool {
+        type == DynamicObject.self || type == Optional<DynamicObject>.self
+    }
+
+    /// The dynamic binding of the class the collection's column links to.
+    var dynamicTargetBinding: ClassBinding {
+        var info = columnar_column_info()
+        check(columnar_column_info_get(transaction(), table, column, &info))
+        return core.dynamicBinding(table: info.target_table)
+    }
+
+    /// The binding of the collection's objects of `objectType`: the model class's, or for DynamicObjects the
+    /// dynamic binding of the class the column links to.
+    func objectBinding(for objectType: ObjectBase.Type) -> ClassBinding {
+        objectType == DynamicObject.self ? dynamicTargetBinding : core.requireBinding(for: objectType)
+    }
+
+    /// Whether elements of `type` are DynamicObjects of an embedded class, which the collection owns.
+    func holdsEmbeddedDynamicObjects(_ type: Any.Type) -> Bool {
+        Self.holdsDynamicObjects(type) && dynamicTargetBinding.schema.isEmbedded
+    }
+
+    /// Stops unless a DynamicObject can be stored in this collection: it must be managed by this Realm's file and
+    /// be of the class the column links to.
+    private func requireLinkable(_ object: DynamicObject) {
+        guard let location = object._location else {
+            fatalError("Cannot add an unmanaged DynamicObject to a \(kind.typeName): DynamicObjects come from "
+                       + "Realm.dynamicCreate(_:value:update:) or Realm.dynamicObjects(_:)")
+        }
+        let target = dynamicTargetBinding
+        precondition(location.binding.table == target.table && location.core.file === core.file,
+                     "Object of type '\(location.binding.schema.className)' does not match \(kind.typeName) type "
+                         + "'\(target.schema.className)'.")
     }
 
     /// Runs one change of the collection in the current write transaction (stopping when there is none) and
@@ -159,7 +210,7 @@ struct CollectionColumn {
     /// The items of a value assigned to a to-many property, as RealmSwift takes them: an array, a Swift set, or
     /// another Realm collection (List, MutableSet, Results, LinkingObjects), in its order. Strings, data and
     /// dictionaries are sequences too, but not of elements, and are not taken.
-    private static func items(of value: Any) -> [Any]? {
+    static func items(of value: Any) -> [Any]? {
         if let array = value as? [Any] { return array }
         if let collection = value as? any RealmCollection { return items(ofCollection: collection) }
         let mirror = Mirror(reflecting: value)

@@ -36,7 +36,10 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
-        (Element.self as? ObjectBase.Type).map { $0.storedClassName }
+        if let managed, CollectionColumn.holdsDynamicObjects(Element.self) {
+            return managed.dynamicTargetBinding.schema.className
+        }
+        return (Element.self as? ObjectBase.Type).map { $0.storedClassName }
     }
 
     public var count: Int { managed?.size ?? unmanaged.count }
@@ -119,7 +122,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged.remove(at: index)
             return
         }
-        let removed = Self.holdsEmbedded ? [self[index]] : []
+        let removed = holdsEmbedded ? [self[index]] : []
         managed.mutate { txn in
             columnar_list_remove(txn, managed.table, managed.key, managed.column, UInt64(index))
         }
@@ -127,7 +130,9 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     }
 
     /// Whether the elements are embedded objects, which the list owns: removing one deletes it.
-    private static var holdsEmbedded: Bool { Element.self is EmbeddedObject.Type }
+    private var holdsEmbedded: Bool {
+        Element.self is EmbeddedObject.Type || managed?.holdsEmbeddedDynamicObjects(Element.self) == true
+    }
 
     /// Removes the first `number` elements (objects stay in the Realm). Removing more elements than the list
     /// holds, or a negative number, stops with a message.
@@ -201,7 +206,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             unmanaged.removeAll()
             return
         }
-        let removed = Self.holdsEmbedded ? Array(self) : []
+        let removed = holdsEmbedded ? Array(self) : []
         managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
         managed.core.deleteOrphans(removed)
     }
@@ -214,7 +219,7 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
             return
         }
         managed.core.requireUnowned(object)
-        let removed = Self.holdsEmbedded ? [self[index]] : []
+        let removed = holdsEmbedded ? [self[index]] : []
         managed.mutate { txn in
             try managed.withEngineValue(object) { value in
                 columnar_list_set(txn, managed.table, managed.key, managed.column, UInt64(index), &value)

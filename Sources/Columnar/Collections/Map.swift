@@ -80,7 +80,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// The class name of the values when they are objects, else nil.
     public var objectClassName: String? {
-        Self.valueType._storage.objectType.map { $0.storedClassName }
+        if let managed, CollectionColumn.holdsDynamicObjects(Value.self) {
+            return managed.dynamicTargetBinding.schema.className
+        }
+        return Self.valueType._storage.objectType.map { $0.storedClassName }
     }
 
     /// The number of key-value pairs (`columnar_coll_size`).
@@ -168,7 +171,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
             return
         }
         managed.core.requireUnowned(ObjectValueAssignment.unwrapped(value))
-        let replaced = Self.holdsEmbedded ? [lookUp(key) as Any] : []
+        let replaced = holdsEmbedded ? [lookUp(key) as Any] : []
         managed.mutate { txn in
             try managed.withEngineValue(value) { engineValue in
                 Self.withKeyBytes(key) { bytes, size in
@@ -180,7 +183,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     }
 
     /// Whether the values are embedded objects, which the map owns: replacing or removing one deletes it.
-    private static var holdsEmbedded: Bool { valueType._storage.objectType is EmbeddedObject.Type }
+    private var holdsEmbedded: Bool {
+        Self.valueType._storage.objectType is EmbeddedObject.Type
+            || managed?.holdsEmbeddedDynamicObjects(Value.self) == true
+    }
 
     /// Merges key-value pairs into the map; for a key the map has already, `combine(current, new)` gives the
     /// value to keep.
@@ -212,7 +218,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         }
         managed.core.requireWriteTransaction()
         guard key.utf8.count <= Self.maximumKeyBytes else { return }   // too long to be stored: not present
-        let removed = Self.holdsEmbedded ? [lookUp(key) as Any] : []
+        let removed = holdsEmbedded ? [lookUp(key) as Any] : []
         managed.mutate { txn in
             Self.withKeyBytes(key) { bytes, size in
                 columnar_dict_remove(txn, managed.table, managed.key, managed.column, bytes, size, nil)
@@ -228,7 +234,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
             unmanaged.removeAll()
             return
         }
-        let removed: [Any] = Self.holdsEmbedded ? entries().map { ObjectValueAssignment.unwrapped($0.value) } : []
+        let removed: [Any] = holdsEmbedded ? entries().map { ObjectValueAssignment.unwrapped($0.value) } : []
         managed.mutate { txn in columnar_coll_clear(txn, managed.table, managed.key, managed.column) }
         managed.core.deleteOrphans(removed)
     }
@@ -300,7 +306,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     static var maximumKeyBytes: Int { Int(COLUMNAR_MAX_NAME_BYTES) * 4 }
 
     /// Refuses keys RealmSwift refuses, with realm-core's messages, and keys the engine cannot store.
-    private static func checkInsertable(_ key: String) {
+    static func checkInsertable(_ key: String) {
         precondition(!key.hasPrefix("$"), "Dictionary::insert: key must not start with '$' (key '\(key)')")
         precondition(!key.contains("."), "Dictionary::insert: key must not contain '.' (key '\(key)')")
         precondition(key.utf8.count <= maximumKeyBytes,
@@ -353,7 +359,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         managed.check(Self.withKeyBytes(key) { bytes, size in
             columnar_dict_get(txn, managed.table, managed.key, managed.column, bytes, size, &value, &found)
         })
-        return found ? Self.valueType._read(value, from: managed.realm) as? Value : nil
+        return found ? managed.read(value, as: Self.valueType) as? Value : nil
     }
 
     private func keyString(at index: Int, _ managed: CollectionColumn) -> String {

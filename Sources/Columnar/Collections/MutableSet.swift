@@ -37,7 +37,10 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
-        (Element.self as? ObjectBase.Type).map { $0.storedClassName }
+        if let managed, CollectionColumn.holdsDynamicObjects(Element.self) {
+            return managed.dynamicTargetBinding.schema.className
+        }
+        return (Element.self as? ObjectBase.Type).map { $0.storedClassName }
     }
 
     /// The number of elements (`columnar_coll_size`).

@@ -99,7 +99,7 @@ extension CollectionColumn {
             requireValid()
             do {
                 let keys = try ResultsSource.collection(self).candidateKeys(in: core) ?? []
-                return RLMIterator(snapshotKeys: keys, of: core.requireBinding(for: objectType), core: core)
+                return RLMIterator(snapshotKeys: keys, of: objectBinding(for: objectType), core: core)
             } catch {
                 fatalError("Columnar: cannot read the \(kind.noun): \(error)")
             }

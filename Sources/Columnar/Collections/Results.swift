@@ -106,6 +106,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
 
     func element(key: columnar_key) -> Element {
         if case .values(let column) = source { return valueElement(at: key, of: column) }
+        if let binding, binding.isDynamic {
+            return core.materialize(DynamicObject.self, binding: binding, key: key) as! Element
+        }
         return core.materialize(Self.objectType, key: key) as! Element
     }
 
@@ -177,7 +180,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// values, key paths through links, names of no property, and properties without a column (collections,
     /// linking objects), which are read object by object.
     private func columnValues(ofProperty name: String) -> Any? {
-        guard !source.holdsValues, !isInvalidated, !name.contains("."), let current = currentBinding else { return nil }
+        // A dynamic binding has no prototype cells: its objects answer one by one, through their subscript.
+        guard !source.holdsValues, !isInvalidated, !name.contains("."), let current = currentBinding,
+              !current.isDynamic else { return nil }
         guard let index = current.schema.properties.firstIndex(where: { $0.name == name }) else { return nil }
         return current.info.prototypeCells[index].readManagedColumn(core: core, binding: current,
                                                                     column: current.columns[index], keys: keys)

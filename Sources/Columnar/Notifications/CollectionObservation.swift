@@ -111,7 +111,7 @@ enum CollectionObservation {
 extension ObjectLocation {
     /// The same object in another core of the same file.
     func rebound(to core: RealmCore) -> ObjectLocation {
-        ObjectLocation(core: core, binding: core.requireBinding(for: binding.schema.objectClass), key: key,
+        ObjectLocation(core: core, binding: core.requireBinding(like: binding), key: key,
                        generation: core.generation)
     }
 }
@@ -137,7 +137,7 @@ extension ResultsSource {
 extension Results {
     /// The same selection in another core of the same file.
     func rebound(to core: RealmCore) -> Results<Element> {
-        Results(core: core, binding: binding.map { core.requireBinding(for: $0.schema.objectClass) },
+        Results(core: core, binding: binding.map { core.requireBinding(like: $0) },
                 source: source.rebound(to: core), query: query)
     }
 

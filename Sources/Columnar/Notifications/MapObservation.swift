@@ -18,7 +18,7 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
         self.block = block
         if let objectType = Value.self as? ObjectBase.Type ?? (Value.self as? any OptionalObjectValue.Type)?.wrappedObjectType,
            let managed = map.managed {
-            let binding = managed.core.requireBinding(for: objectType)
+            let binding = managed.objectBinding(for: objectType)
             node = keyPaths.map { ObservedNode.keyPaths($0, of: binding, in: managed.core) }
                 ?? ObservedNode.allProperties(of: binding, in: managed.core, depth: 4)
         } else {

@@ -44,8 +44,7 @@ final class ObservedNode {
 
     private func child(through column: Column, in core: RealmCore) -> ObservedNode {
         if let existing = links.first(where: { $0.column == column }) { return existing.child }
-        let property = binding.schema.properties[column.propertyIndex]
-        let child = ObservedNode(binding: core.requireBinding(for: property.storage.objectType!))
+        let child = ObservedNode(binding: core.linkedBinding(of: binding, propertyIndex: column.propertyIndex)!)
         links.append(Link(column: column, child: child))
         return child
     }
@@ -55,8 +54,8 @@ final class ObservedNode {
         let node = ObservedNode(binding: binding)
         for (index, property) in binding.schema.properties.enumerated() where property.type != .linkingObjects {
             let column = node.addColumn(index)
-            if depth > 1, let target = property.storage.objectType {
-                let child = allProperties(of: core.requireBinding(for: target), in: core, depth: depth - 1)
+            if depth > 1, let target = core.linkedBinding(of: binding, propertyIndex: index) {
+                let child = allProperties(of: target, in: core, depth: depth - 1)
                 node.links.append(Link(column: column, child: child))
             }
         }
@@ -88,7 +87,7 @@ final class ObservedNode {
                 }
                 let column = node.addColumn(index)
                 if isLast { break }
-                guard properties[index].storage.objectType != nil else {
+                guard properties[index].storage.type == COLUMNAR_TYPE_LINK else {
                     fatalError("Property '\(name)' of object of type '\(node.binding.schema.className)' is not a link, "
                                + "so the key path '\(path)' cannot go on through it")
                 }

@@ -1,6 +1,12 @@
-// DynamicObject: an object read and written by property name, with no model class behind it. Migrations hand
-// them out (`MigrationObject`): the old object sees the file's columns as they were, the new object sees the
-// columns of the new model, and neither needs a Swift class of that shape.
+// DynamicObject: an object read and written by property name, with no model class behind it.
+//
+// Two kinds exist. Migrations hand out objects of a table as the migration sees it (`MigrationObject`): the old
+// object sees the file's columns as they were, the new object sees the columns of the new model, and neither needs
+// a Swift class of that shape; their collections read as arrays and dictionaries. Outside migrations,
+// `Realm.dynamicObjects(_:)`, `dynamicObject(ofType:forPrimaryKey:)` and `dynamicCreate(_:value:update:)` hand out
+// managed objects of a class known by name (a dynamic binding, RealmCore+DynamicBindings.swift), read and written
+// as DynamicObject+Properties.swift says: links are DynamicObjects, collections live List, MutableSet and Map
+// values, as in RealmSwift.
 
 import CColumnar
 import Foundation
@@ -38,28 +44,47 @@ public final class DynamicObject: Object {
         return object
     }
 
+    /// Whether a migration handed the object out (it reads and writes the migration's tables).
+    var isMigrationObject: Bool { row != nil }
+
     var dynamicKey: columnar_key? { row?.key }
     var dynamicTable: DynamicTable? { row?.table }
 
-    /// The value of a property: nil for null, a `DynamicObject` for a link, an array for a list or set, a
-    /// `[String: Any?]` for a map, else the property's Swift value (Int, String, Date, ...).
+    /// The value of a property: nil for null, a `DynamicObject` for a link, else the property's Swift value (Int,
+    /// String, Date, ...). A collection is a live `List`, `MutableSet` or `Map` of the property's element type
+    /// (`List<Int>`, `Map<String, String?>`, `List<DynamicObject>` for objects), or, in a migration, an array (a
+    /// `[String: Any?]` for a map). Setting a property needs a write transaction; see DynamicObject+Properties.swift
+    /// for the values each kind takes. An unknown name stops the program.
     public override subscript(key: String) -> Any? {
         get {
-            let (core, table, objectKey) = requireRow()
-            let column = requireColumn(key, in: table)
-            return DynamicValues.read(core: core, table: table, key: objectKey, column: column)
+            if let (core, table, objectKey) = row {
+                let column = requireColumn(key, in: table)
+                return DynamicValues.read(core: core, table: table, key: objectKey, column: column)
+            }
+            let location = requireLocation()
+            return DynamicProperties.read(location, propertyIndex: dynamicPropertyIndex(key, location.binding))
         }
         set {
-            let (core, table, objectKey) = requireRow()
-            core.requireWriteTransaction()
-            let column = requireColumn(key, in: table)
-            do {
-                try DynamicValues.write(newValue, core: core, table: table, key: objectKey, column: column)
-            } catch {
-                fatalError("Cannot set '\(table.className).\(key)': \(error)")
+            if let (core, table, objectKey) = row {
+                core.requireWriteTransaction()
+                let column = requireColumn(key, in: table)
+                do {
+                    try DynamicValues.write(newValue, core: core, table: table, key: objectKey, column: column)
+                } catch {
+                    fatalError("Cannot set '\(table.className).\(key)': \(error)")
+                }
+                return
             }
+            let location = requireLocation()
+            DynamicProperties.write(newValue, to: location, propertyIndex: dynamicPropertyIndex(key, location.binding),
+                                    policy: .error)
         }
     }
+
+    // Key-value coding of collections reaches objects through these; a DynamicObject's properties are its
+    // class's, not those of the DynamicObject class.
+    override func _value(forProperty key: String) -> Any? { self[key] }
+    override func _setValue(_ value: Any?, forProperty key: String) { self[key] = value }
 
     public subscript(dynamicMember member: String) -> Any? {
         get { self[member] }
@@ -67,6 +92,7 @@ public final class DynamicObject: Object {
     }
 
     public override var description: String {
+        if row == nil, let location = _location { return DynamicProperties.describe(location) }
         guard let (core, table, key) = row else { return "DynamicObject (detached)" }
         let body = table.columns.keys.sorted().map { name -> String in
             let value = DynamicValues.read(core: core, table: table, key: key, column: table.columns[name]!)
@@ -81,9 +107,14 @@ public final class DynamicObject: Object {
         return "\(table.className) {\n" + body.joined(separator: "\n") + "\n}"
     }
 
-    private func requireRow() -> (RealmCore, DynamicTable, columnar_key) {
-        guard let row else { fatalError("This DynamicObject is not an object of a migration") }
-        return row
+    /// Where a managed DynamicObject lives; stops for one made with `DynamicObject()`, which belongs to no class.
+    private func requireLocation() -> ObjectLocation {
+        guard let location = _location else {
+            fatalError("This DynamicObject is not managed by a Realm, so it has no class and no properties: "
+                       + "DynamicObjects come from Realm.dynamicObjects(_:), dynamicObject(ofType:forPrimaryKey:), "
+                       + "dynamicCreate(_:value:update:) and migrations")
+        }
+        return location
     }
 
     private func requireColumn(_ name: String, in table: DynamicTable)
@@ -137,6 +168,15 @@ enum DynamicValues {
     private static func swiftValue(_ value: columnar_value, core: RealmCore, realm: Realm, table: DynamicTable,
                                    column: columnar_column_info) -> Any? {
         if value.is_null { return nil }
+        if value.type == COLUMNAR_TYPE_LINK {
+            guard let target = table.targetTable(column.target_table) else { return nil }
+            return DynamicObject.make(core: core, table: target, key: value.as.link)
+        }
+        return scalarValue(value, realm: realm)
+    }
+
+    /// A non-null value of a column that is not a link, as the Swift value a DynamicObject gives for it.
+    static func scalarValue(_ value: columnar_value, realm: Realm) -> Any? {
         switch value.type {
         case COLUMNAR_TYPE_INT: return Int(value.as.i)
         case COLUMNAR_TYPE_BOOL: return value.as.b
@@ -148,9 +188,6 @@ enum DynamicValues {
         case COLUMNAR_TYPE_OBJECTID: return ObjectId._read(value, from: realm)
         case COLUMNAR_TYPE_UUID: return UUID._read(value, from: realm)
         case COLUMNAR_TYPE_DECIMAL128: return Decimal128._read(value, from: realm)
-        case COLUMNAR_TYPE_LINK:
-            guard let target = table.targetTable(column.target_table) else { return nil }
-            return DynamicObject.make(core: core, table: target, key: value.as.link)
         default: return nil
         }
     }

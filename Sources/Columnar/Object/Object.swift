@@ -84,8 +84,10 @@ open class ObjectBase: CustomStringConvertible {
     /// The Realm managing the object, or nil for an unmanaged object.
     public var realm: Realm? { _location.map { Realm(core: $0.core) } }
 
-    /// The schema of the object's class.
-    public var objectSchema: ObjectSchema { SchemaDiscovery.info(for: type(of: self)).schema }
+    /// The schema of the object's class (for a DynamicObject, that of the class it is an object of).
+    public var objectSchema: ObjectSchema {
+        _location?.binding.schema ?? SchemaDiscovery.info(for: type(of: self)).schema
+    }
 
     /// Whether the object can no longer be used: it was deleted (directly, or with the parent that owned it), or
     /// its Realm was invalidated.

@@ -19,7 +19,7 @@ extension Map {
                        + "Realm)")
         }
         if Self.holdsObjects {
-            return Results(core: managed.core, binding: managed.core.requireBinding(for: Results<Value>.objectType),
+            return Results(core: managed.core, binding: managed.objectBinding(for: Results<Value>.objectType),
                            source: .collection(managed))
         }
         return Results(core: managed.core, binding: nil, source: .values(managed))

@@ -29,6 +29,9 @@ extension QueryableObjectCollection {
         guard let objectType = Object.self as? ObjectBase.Type else {
             fatalError("Columnar: only collections of objects can be queried; \(Object.self) is not an object type")
         }
+        if case .collection(let column) = source {
+            return Results(core: core, binding: column.objectBinding(for: objectType), source: source)
+        }
         return Results(core: core, binding: core.requireBinding(for: objectType), source: source)
     }
 

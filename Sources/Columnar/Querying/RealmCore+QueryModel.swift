@@ -45,17 +45,25 @@ extension RealmCore {
                         targetTable: origin.table))
                     continue
                 }
-                let kind: QueryProperty.Kind
-                switch storage.collection {
-                case COLUMNAR_COLLECTION_LIST: kind = .list
-                case COLUMNAR_COLLECTION_SET: kind = .set
-                case COLUMNAR_COLLECTION_DICT: kind = .map
-                default: kind = .value
-                }
                 var queryProperty = QueryProperty(
-                    name: property.name, kind: kind, column: binding.columns[index], type: storage.type,
+                    name: property.name, kind: Self.queryKind(storage.collection), column: binding.columns[index],
+                    type: storage.type,
                     isNullable: storage.nullable, isIndexed: property.isIndexed, isPrimaryKey: property.isPrimary,
                     targetTable: target)
+                queryProperty.hasOrderedIndex = hasOrderedIndex(table: binding.table, column: binding.columns[index])
+                properties.append(queryProperty)
+            }
+            tables.append(QueryTable(id: binding.table, className: binding.schema.className, properties: properties))
+        }
+        // DynamicObjects' classes that no model class describes (their link targets come from the file).
+        for binding in dynamicBindingsForQueries(boundTables: Set(tables.map(\.id))) {
+            var properties: [QueryProperty] = []
+            for (index, property) in binding.schema.properties.enumerated() {
+                var queryProperty = QueryProperty(
+                    name: property.name, kind: Self.queryKind(property.storage.collection),
+                    column: binding.columns[index], type: property.storage.type,
+                    isNullable: property.storage.nullable, isIndexed: property.isIndexed,
+                    isPrimaryKey: property.isPrimary, targetTable: binding.dynamicLinkTargets?[index])
                 queryProperty.hasOrderedIndex = hasOrderedIndex(table: binding.table, column: binding.columns[index])
                 properties.append(queryProperty)
             }
@@ -94,6 +102,16 @@ extension RealmCore {
         }
         lastResolvedKeyPath = (bindingGeneration, key, path)
         return path
+    }
+
+    /// How the query engine sees a column of a collection kind.
+    private static func queryKind(_ collection: columnar_collection_kind) -> QueryProperty.Kind {
+        switch collection {
+        case COLUMNAR_COLLECTION_LIST: .list
+        case COLUMNAR_COLLECTION_SET: .set
+        case COLUMNAR_COLLECTION_DICT: .map
+        default: .value
+        }
     }
 
     /// Whether the file's index of the column keeps values in order (files written before ordered indexes keep

@@ -73,6 +73,7 @@ extension Results {
         guard let binding else { return nil }
         // Cancelling a write drops the core's class bindings (the write may have made the tables), so the query
         // model would no longer describe a class these results were made for: bind it again first.
+        if binding.isDynamic { return core.dynamicBinding(named: binding.schema.className) ?? binding }
         return (try? core.binding(for: Self.objectType)) ?? binding
     }
 

@@ -19,8 +19,19 @@ final class ClassBinding {
     let hasEmbeddedLinks: Bool
     /// Whether the primary key is a non-optional Int (lookups by an `Int` key then build the engine value directly).
     let primaryKeyIsInt: Bool
+    /// For a binding of `DynamicObject`s (RealmCore+DynamicBindings.swift): per property, the table a link or a
+    /// collection of links points to (nil for other properties). nil for a model class's binding.
+    let dynamicLinkTargets: [columnar_table_id?]?
+    /// The model class the dynamic binding's schema was taken from, when Columnar knows one of its name.
+    let dynamicModelClass: ObjectBase.Type?
 
-    init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id]) {
+    /// Whether the binding is one of `DynamicObject`s, whose class is known by name only.
+    var isDynamic: Bool { dynamicLinkTargets != nil }
+
+    init(info: ClassInfo, table: columnar_table_id, columns: [columnar_col_id],
+         dynamicLinkTargets: [columnar_table_id?]? = nil, dynamicModelClass: ObjectBase.Type? = nil) {
+        self.dynamicLinkTargets = dynamicLinkTargets
+        self.dynamicModelClass = dynamicModelClass
         self.info = info
         self.schema = info.schema
         self.table = table
@@ -84,6 +95,15 @@ final class RealmCore {
     /// Bumped by `invalidate()`: objects and results from before it are invalid.
     private(set) var generation: UInt64 = 0
     private var bindings: [ObjectIdentifier: ClassBinding] = [:] {
+        didSet {
+            bindingGeneration &+= 1
+            // Dynamic bindings take their names from the bound model classes (RealmCore+DynamicBindings.swift).
+            if !dynamicBindings.isEmpty { dynamicBindings.removeAll() }
+        }
+    }
+    /// The bindings of `DynamicObject`s by class name, made as `Realm.dynamicObjects(_:)` and the other dynamic
+    /// calls need them (RealmCore+DynamicBindings.swift). They are part of the query model too.
+    var dynamicBindings: [String: ClassBinding] = [:] {
         didSet { bindingGeneration &+= 1 }
     }
     /// Bumped whenever a class is bound or the bindings are dropped: what was derived from the bindings (the query
@@ -256,7 +276,7 @@ final class RealmCore {
 
     /// Records that the write transaction set a property (for notifications of self-assignment).
     @inline(__always)
-    private func noteWrite(_ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id) {
+    func noteWrite(_ table: columnar_table_id, _ key: columnar_key, _ column: columnar_col_id) {
         if writesOfTransaction != nil { writesOfTransaction!.insert(CommitWriteLog.Write(table: table, key: key, column: column)) }
     }
 
@@ -430,30 +450,51 @@ final class RealmCore {
             ObjectIdentifier(Object.self): "RealmSwiftObject", ObjectIdentifier(EmbeddedObject.self): "RealmSwiftEmbeddedObject",
             ObjectIdentifier(ObjectBase.self): "RealmSwiftObject",
         ]
+        // A DynamicObject's class is known by name only: its objects come from the dynamic calls, which bind
+        // that name (RealmCore+DynamicBindings.swift), never from the DynamicObject class itself.
+        if type == DynamicObject.self {
+            fatalError("DynamicObject is not a model class: a DynamicObject cannot be added to a Realm or listed with "
+                       + "objects(_:); use Realm.dynamicCreate(_:value:update:) and Realm.dynamicObjects(_:) with the "
+                       + "class name")
+        }
         var name = baseNames[ObjectIdentifier(type)]
-        if name == nil, type != DynamicObject.self, let allowed = managedClasses, !allowed.contains(ObjectIdentifier(type)) {
+        if name == nil, let allowed = managedClasses, !allowed.contains(ObjectIdentifier(type)) {
             name = SchemaDiscovery.info(for: type).schema.className
         }
         guard let name else { return }
-        fatalError("Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / "
-                   + "`objectTypes` array in your configuration, add `\(name)` to the list of `objectClasses` / "
-                   + "`objectTypes`.")
+        fatalError(Self.notManagedMessage(name))
     }
 
-    /// The classes of `objectTypes` and those they reach through links and linking objects; nil without a list.
-    private var managedClasses: Set<ObjectIdentifier>? {
+    /// RealmSwift's message for a class the Realm does not manage.
+    static func notManagedMessage(_ name: String) -> String {
+        "Object type '\(name)' is not managed by the Realm. If using a custom `objectClasses` / `objectTypes` array "
+            + "in your configuration, add `\(name)` to the list of `objectClasses` / `objectTypes`."
+    }
+
+    /// The model classes `objectTypes` lists and those they reach through links and linking objects; nil without
+    /// a list.
+    var managedClassTypes: [ObjectBase.Type]? {
         guard let types = configuration.objectTypes else { return nil }
-        if let cached = managedClassesCache { return cached }
         var seen = Set<ObjectIdentifier>()
+        var reached: [ObjectBase.Type] = []
         var pending = types
         while let next = pending.popLast() {
             guard seen.insert(ObjectIdentifier(next)).inserted else { continue }
+            reached.append(next)
             for property in SchemaDiscovery.info(for: next).schema.properties {
                 if let target = property.storage.objectType { pending.append(target) }
             }
         }
-        managedClassesCache = seen
-        return seen
+        return reached
+    }
+
+    /// The classes of `managedClassTypes`, as a set (kept: every binding asks).
+    private var managedClasses: Set<ObjectIdentifier>? {
+        guard configuration.objectTypes != nil else { return nil }
+        if let cached = managedClassesCache { return cached }
+        let reached = Set((managedClassTypes ?? []).map(ObjectIdentifier.init))
+        managedClassesCache = reached
+        return reached
     }
 
     /// How many classes are bound, and their bindings (for the query model).
@@ -599,10 +640,15 @@ final class RealmCore {
         fatalError("Columnar: reading \(className) failed: \(ColumnarError.fromLastError(rc))")
     }
 
-    /// Reads a property type-erased (description, subscript(key:)).
+    /// Reads a property type-erased (description, subscript(key:), change notifications' values).
     func readAny(_ object: ObjectBase, propertyIndex: Int) -> Any {
+        let location = object._location!
+        let binding = location.binding
+        // A DynamicObject's binding has no prototype: its values are read as its subscript reads them.
+        if binding.isDynamic {
+            return DynamicProperties.read(location, propertyIndex: propertyIndex) ?? (Optional<Any>.none as Any)
+        }
         // The prototype's cell knows the value type and the origin of linking objects; the object may have no cells.
-        let binding = object._location!.binding
         return binding.info.prototypeCells[propertyIndex].readManaged(from: object,
                                                                       column: binding.columns[propertyIndex])
     }
@@ -840,15 +886,20 @@ final class RealmCore {
 
     /// Deletes embedded objects their parent no longer holds (each takes its own embedded objects along).
     func deleteOrphans(_ objects: [Any]) {
-        for case let object as EmbeddedObject in objects {
+        for case let object as ObjectBase in objects where Self.isEmbedded(object) {
             guard let location = object._location, objectExists(location) else { continue }
             delete(object)
         }
     }
 
+    /// Whether an object is of an embedded class: an EmbeddedObject, or a DynamicObject of an embedded class.
+    static func isEmbedded(_ object: ObjectBase) -> Bool {
+        object is EmbeddedObject || (object is DynamicObject && object._location?.binding.schema.isEmbedded == true)
+    }
+
     /// Stops when a managed embedded object would get a second parent.
     func requireUnowned(_ value: Any) {
-        if let embedded = value as? EmbeddedObject, embedded._location != nil {
+        if let embedded = value as? ObjectBase, embedded._location != nil, Self.isEmbedded(embedded) {
             fatalError("Cannot set a link to an existing managed embedded object: an embedded object belongs to "
                        + "exactly one parent (assign a new unmanaged object instead)")
         }
