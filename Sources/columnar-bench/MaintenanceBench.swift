@@ -75,7 +75,8 @@ struct MaintenanceBench: ParsableCommand {
         let freshSQLiteSize = try SQLiteMaintenanceFile.size(freshSQLite)
         let freshColumnarSize = try Self.size(freshColumnar)
 
-        var lines = [machine.line, "maintenance; \(Report.grouped(objects)) objects of five properties, 90 % deleted", ""]
+        var lines = [machine.line, "maintenance; \(Report.grouped(objects)) objects of five properties, 90 % deleted",
+                     ""]
         var rows = [["engine", "before", "after", "fresh file", "after / fresh", "time ms"]]
         rows.append(["Columnar compact", Self.mib(beforeCompaction), Self.mib(afterCompaction),
                      Self.mib(freshColumnarSize), Self.ratio(afterCompaction, freshColumnarSize),
@@ -268,7 +269,8 @@ enum SQLiteMaintenanceFile {
             for key in keys {
                 sqlite3_bind_int64(statement, 1, Int64(key))
                 let name = "item \(key)"
-                _ = name.withCString { sqlite3_bind_text(statement, 2, $0, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)) }
+                let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+                _ = name.withCString { sqlite3_bind_text(statement, 2, $0, -1, transient) }
                 sqlite3_bind_double(statement, 3, Double(key) * 0.5)
                 sqlite3_bind_int64(statement, 4, key % 2 == 0 ? 1 : 0)
                 sqlite3_bind_int64(statement, 5, 1_700_000_000 + Int64(key))
@@ -280,7 +282,9 @@ enum SQLiteMaintenanceFile {
     }
 
     static func deleteAllBut(_ path: String) throws {
-        try withDatabase(path) { db in try exec(db, "DELETE FROM item WHERE id % 10 != 0; PRAGMA wal_checkpoint(TRUNCATE)") }
+        try withDatabase(path) { db in
+            try exec(db, "DELETE FROM item WHERE id % 10 != 0; PRAGMA wal_checkpoint(TRUNCATE)")
+        }
     }
 
     static func vacuum(_ path: String) throws {

@@ -119,7 +119,8 @@ final class CompactionTests: XCTestCase {
                 let id = try txn.columnIfPresent(table, "id") ?? txn.addColumn(table, "id", COLUMNAR_TYPE_INT,
                                                                                  indexed: true)
                 let name = try txn.columnIfPresent(table, "name") ?? txn.addColumn(table, "name", COLUMNAR_TYPE_STRING)
-                let score = try txn.columnIfPresent(table, "score") ?? txn.addColumn(table, "score", COLUMNAR_TYPE_DOUBLE)
+                let score = try txn.columnIfPresent(table, "score")
+                    ?? txn.addColumn(table, "score", COLUMNAR_TYPE_DOUBLE)
                 for key in keys {
                     try txn.createObject(table, key: Int64(key))
                     try txn.set(table, Int64(key), id, .int(key))

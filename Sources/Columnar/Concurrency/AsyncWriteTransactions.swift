@@ -71,6 +71,10 @@ final class AsyncWriteQueue {
     /// Completions of commits in flight, by id (removed when cancelled).
     var completions: [AsyncTransactionId: (Swift.Error?) -> Void] = [:]
     var commitsInFlight: Set<AsyncTransactionId> = []
+    /// The commits in flight in the order they were made, and the results of those whose commit call returned
+    /// before an earlier one's: results are taken in this order, so completions run in the order of the commits.
+    var commitOrder: [AsyncTransactionId] = []
+    var finishedEarly: [AsyncTransactionId: Int32] = [:]
 
     func makeID() -> AsyncTransactionId {
         defer { nextID = nextID == .max ? 1 : nextID + 1 }
@@ -196,6 +200,7 @@ extension RealmCore {
         let id = asyncWrites.makeID()
         if let onComplete { asyncWrites.completions[id] = onComplete }
         asyncWrites.commitsInFlight.insert(id)
+        asyncWrites.commitOrder.append(id)
         let taken = QueueHandOver(value: takeWriteTransaction())
         let core = QueueHandOver(value: self)
         DispatchQueue.global().async {
@@ -205,8 +210,19 @@ extension RealmCore {
         return id
     }
 
-    /// On the core's context: the commit `id` returned `rc`.
+    /// On the core's context: the commit `id` returned `rc`. Commits made one after another can return in another
+    /// order (a later one may find its data already synced by a sync the earlier one still waits for), so each
+    /// result waits for those of the commits made before it, and completions follow the order of the commits.
     private func asyncCommitFinished(_ id: AsyncTransactionId, _ rc: Int32) {
+        asyncWrites.finishedEarly[id] = rc
+        while let next = asyncWrites.commitOrder.first,
+              let result = asyncWrites.finishedEarly.removeValue(forKey: next) {
+            asyncWrites.commitOrder.removeFirst()
+            takeAsyncCommitResult(next, result)
+        }
+    }
+
+    private func takeAsyncCommitResult(_ id: AsyncTransactionId, _ rc: Int32) {
         asyncWrites.commitsInFlight.remove(id)
         var failure: Swift.Error?
         if isInWriteTransaction {

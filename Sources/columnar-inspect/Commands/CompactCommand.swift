@@ -96,8 +96,9 @@ struct CompactCommand: ParsableCommand {
             return "\(report.file): compacted from \(Format.humanBytes(before)) to \(Format.humanBytes(after)) "
                 + "(the latest version used \(Format.humanBytes(report.usedBeforeBytes ?? 0)))"
         case "left alone":
-            return "\(report.file): left alone: \(Format.percent((report.sizeBeforeBytes ?? 0) - min(report.usedBeforeBytes ?? 0, report.sizeBeforeBytes ?? 0), of: report.sizeBeforeBytes ?? 0)) "
-                + "of \(Format.humanBytes(report.sizeBeforeBytes ?? 0)) unused"
+            let size = report.sizeBeforeBytes ?? 0
+            let unused = size - min(report.usedBeforeBytes ?? 0, size)
+            return "\(report.file): left alone: \(Format.percent(unused, of: size)) of \(Format.humanBytes(size)) unused"
         default:
             return "\(report.file): \(report.status == "open" ? "not compacted" : "compaction failed"): "
                 + (report.error ?? "")

@@ -63,8 +63,9 @@ struct CopyCommand: ParsableCommand {
         if db != nil { columnar_close(db) }
         let size = rc == COLUMNAR_OK
             ? (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? NSNumber)?.uint64Value : nil
-        let report = Report(file: self.options.file, destination: destination, status: error == nil ? "copied" : "failed",
-                            version: error == nil ? version : nil, sizeBytes: size, error: error)
+        let report = Report(file: self.options.file, destination: destination,
+                            status: error == nil ? "copied" : "failed", version: error == nil ? version : nil,
+                            sizeBytes: size, error: error)
         try Output.report(report, json: self.options.json) {
             if let error { return "\(report.file): not copied: \(error)" }
             return "\(report.file): version \(version ?? 0) copied to \(destination) (\(Format.humanBytes(size ?? 0)))"
