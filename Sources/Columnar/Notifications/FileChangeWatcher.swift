@@ -43,6 +43,9 @@ final class FileChangeWatcher: @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    /// Held for the whole of each pass over the entries: a pass keeps the files it reads open (and may end the
+    /// last reference to a core, and with it to its file) until it finishes. `waitForPass` waits for it.
+    private let passLock = NSLock()
     private var entries: [ObjectIdentifier: Entry] = [:]
     private var watchedPaths: [String: Int32] = [:]
     private var thread: Thread?
@@ -134,9 +137,25 @@ final class FileChangeWatcher: @unchecked Sendable {
         }
     }
 
+    /// Returns once no pass over the entries is under way. Called before an operation that needs every handle of
+    /// a file closed (compaction, deletion), so that a file whose last Realm just went away is not still held
+    /// open for a moment by a pass that was reading its version.
+    func waitForPass() {
+        passLock.lock()
+        passLock.unlock()
+    }
+
     /// Wakes the cores that have not seen their file's latest version; returns whether any had not.
     @discardableResult
     private func checkVersions() -> Bool {
+        // The pass is a function of its own so that everything it holds is released before the lock is.
+        passLock.lock()
+        let woke = wakeCoresBehindTheirFiles()
+        passLock.unlock()
+        return woke
+    }
+
+    private func wakeCoresBehindTheirFiles() -> Bool {
         // Released cores take themselves out (RealmCore.deinit calls `forget`). Nothing here may load a core
         // under the lock: the strong reference a weak load makes can be the last one, and the core's deinit
         // takes the lock.

@@ -63,6 +63,7 @@ enum RealmCompaction {
 
     /// Compacts the file at `path` unless it is open (false) or `decide` declines (false).
     static func run(path: String, decide: ((Int, Int) -> Bool)?) throws -> Bool {
+        FileChangeWatcher.ifActive?.waitForPass()
         var result = columnar_compact_result()
         let rc: Int32
         if let decide {

@@ -24,6 +24,7 @@ extension Realm {
     public static func deleteFiles(for config: Configuration) throws -> Bool {
         guard config.inMemoryIdentifier == nil, let url = config.fileURL else { return false }
         var deleted = false
+        FileChangeWatcher.ifActive?.waitForPass()
         let rc = columnar_delete_files(url.path, &deleted)
         guard rc == COLUMNAR_OK else {
             throw Realm.Error.converting(ColumnarError.fromLastError(rc), fileURL: url)
