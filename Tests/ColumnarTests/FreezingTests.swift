@@ -130,6 +130,30 @@ final class FreezingTests: RealmTestCase {
         XCTAssertEqual(realm.freeze().thaw(), realm)
     }
 
+    /// RealmSwift's `realm.freeze(_:)` and `realm.thaw(_:)` for objects and collections, and code generic over
+    /// RealmCollection that freezes.
+    func testRealmFreezesAndThawsObjectsAndCollectionsAndGenericCodeCanToo() throws {
+        let realm = try openRealm()
+        let owner = try makeDogs(realm, 3)
+        let frozenDog = realm.freeze(owner.dogs[1])
+        let frozenDogs = realm.freeze(owner.dogs)
+        let frozenResults = realm.freeze(realm.objects(NoteDog.self).sorted(byKeyPath: "name"))
+        XCTAssertTrue(frozenDog.isFrozen && frozenDogs.isFrozen && frozenResults.isFrozen)
+        func frozenNames<C: RealmCollection>(_ collection: C) -> [String] where C.Element == NoteDog {
+            let frozen = collection.freeze()
+            XCTAssertTrue(frozen.isFrozen)
+            return frozen.map(\.name)
+        }
+        XCTAssertEqual(frozenNames(owner.dogs), ["d0", "d1", "d2"])
+        try realm.write { owner.dogs[1].name = "renamed" }
+        XCTAssertEqual(frozenDog.name, "d1", "a snapshot")
+        XCTAssertEqual(realm.thaw(frozenDog)?.name, "renamed")
+        XCTAssertEqual(realm.thaw(frozenDogs)?.map(\.name), ["d0", "renamed", "d2"])
+        XCTAssertEqual(frozenResults.map(\.name), ["d0", "d1", "d2"])
+        try realm.write { realm.delete(owner) }
+        XCTAssertNil(realm.thaw(frozenDogs), "the list's owner was deleted")
+    }
+
     /// maximumNumberOfActiveVersions counts frozen versions: a write that would exceed it throws, and releasing the
     /// frozen values lets writes go on.
     func testTheActiveVersionCapCountsFrozenVersions() throws {

@@ -1,8 +1,7 @@
 // RealmCollection: the protocol List, MutableSet, Results and LinkingObjects share, so that code generic over
 // "a collection of Realm values" (`func show<C: RealmCollection>(_ dogs: C) where C.Element == Dog`) compiles as it
-// does with RealmSwift. Its requirements are the members every one of those types has; the parts of RealmSwift's
-// protocol that rest on Objective-C or on features Columnar does not have yet (observe, freeze and thaw) are not
-// requirements here. AnyRealmCollection (AnyRealmCollection.swift) wraps any of them.
+// does with RealmSwift. Its requirements are the members every one of those types has, freezing included; `observe`
+// is not a requirement here. AnyRealmCollection (AnyRealmCollection.swift) wraps any of them.
 
 import Foundation
 
@@ -20,6 +19,12 @@ public protocol RealmCollection: RealmCollectionBase, Equatable where Index == I
     var realm: Realm? { get }
     /// Whether the collection can no longer be used (its Realm was invalidated or its owner deleted).
     var isInvalidated: Bool { get }
+    /// Whether the collection belongs to a frozen Realm.
+    var isFrozen: Bool { get }
+    /// The collection in a frozen snapshot of its Realm's current version.
+    func freeze() -> Self
+    /// The live collection in the calling thread's Realm, or nil when its owner was deleted there.
+    func thaw() -> Self?
     var count: Int { get }
     var description: String { get }
     var first: Element? { get }

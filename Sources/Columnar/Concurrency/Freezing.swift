@@ -75,6 +75,19 @@ extension Realm {
 
     /// The calling thread's live Realm of the same file (at least at this snapshot's version).
     public func thaw() -> Realm { Realm(core: Freezing.liveCore(thawing: core)) }
+
+    /// RealmSwift's spelling of `object.freeze()`: the object in a frozen snapshot of its Realm's current version.
+    public func freeze<T: ObjectBase>(_ obj: T) -> T { obj.freeze() }
+
+    /// RealmSwift's spelling of `object.thaw()`: the live object in the calling thread's Realm, or nil when it was
+    /// deleted there.
+    public func thaw<T: ObjectBase>(_ obj: T) -> T? { obj.thaw() }
+
+    /// RealmSwift's spelling of `collection.freeze()`.
+    public func freeze<Collection: RealmCollection>(_ collection: Collection) -> Collection { collection.freeze() }
+
+    /// RealmSwift's spelling of `collection.thaw()`: nil when the collection's owner was deleted.
+    public func thaw<Collection: RealmCollection>(_ collection: Collection) -> Collection? { collection.thaw() }
 }
 
 extension ObjectBase {

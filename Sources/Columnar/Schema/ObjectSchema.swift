@@ -119,6 +119,9 @@ public final class ObjectSchema: CustomStringConvertible, Equatable, @unchecked 
     /// The class the schema was discovered from.
     public let objectClass: ObjectBase.Type
     public let isEmbedded: Bool
+    /// Always false: asymmetric objects (written once and sent to a server) belong to Atlas Device Sync, which
+    /// Columnar does not have.
+    public var isAsymmetric: Bool { false }
 
     init(className: String, properties: [Property], objectClass: ObjectBase.Type, isEmbedded: Bool) {
         self.className = className
