@@ -90,6 +90,38 @@ final class SectionedResultsTests: RealmTestCase {
         XCTAssertEqual(sectioned.count, 0)
     }
 
+    private static func summary<S: RealmSectionedResult>(_ value: S) -> String {
+        let frozen = value.freeze()
+        return "\(value.count) \(value.isFrozen ? "frozen" : "live"), frozen copy \(frozen.isFrozen ? "frozen" : "live")"
+    }
+
+    /// RealmSwift's RealmSectionedResult protocol: code generic over it runs on sectioned results and on a
+    /// section; both can be frozen and handed to another thread.
+    func testCodeGenericOverRealmSectionedResultRunsOnBothKinds() throws {
+        let realm = try openRealm()
+        try realm.write {
+            for (id, name) in [(1, "Rex"), (2, "Bella"), (3, "Rex")] { realm.create(Pet.self, value: ["id": id, "name": name]) }
+        }
+        let sectioned = realm.objects(Pet.self).sectioned(by: \.name)
+        XCTAssertEqual(Self.summary(sectioned), "2 live, frozen copy frozen")
+        XCTAssertEqual(Self.summary(sectioned[1]), "2 live, frozen copy frozen")
+        XCTAssertEqual(sectioned, sectioned)
+        XCTAssertEqual(sectioned[1], sectioned[1])
+        XCTAssertNotEqual(sectioned[0], sectioned[1])
+
+        let reference = ThreadSafeReference(to: sectioned[1])
+        let configuration = self.configuration!
+        let resolved = expectation(description: "resolved on another thread")
+        let counts = Locked<[Int]>([])
+        Thread {
+            let other = try! Realm(configuration: configuration)
+            if let section = other.resolve(reference) { counts.withLock { $0 = [section.count, section.map(\.id).count] } }
+            resolved.fulfill()
+        }.start()
+        wait(for: [resolved], timeout: 10)
+        XCTAssertEqual(counts.value, [2, 2])
+    }
+
     func testListsAreSectionedByTheirElements() throws {
         let realm = try openRealm()
         let kennel = try realm.write { () -> Kennel in

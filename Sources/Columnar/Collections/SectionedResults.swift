@@ -175,3 +175,54 @@ extension QueryableObjectCollection where Element: ObjectBase {
         _elementResults("sectioned(sortDescriptors:)").sectioned(sortDescriptors: sortDescriptors, keyBlock)
     }
 }
+
+// MARK: RealmSectionedResult
+
+/// What SectionedResults and ResultsSection share (RealmSwift's `RealmSectionedResult`), so that code generic over
+/// either compiles: the Realm, invalidation, the count, and freezing. (`observe` is a member of each type, with a
+/// change type of its own, rather than a requirement.)
+public protocol RealmSectionedResult: ThreadConfined, Equatable, RandomAccessCollection {
+    /// The Realm managing the results, or nil when they are invalidated.
+    var realm: Realm? { get }
+    /// Whether the results can no longer be used (their Realm was invalidated).
+    var isInvalidated: Bool { get }
+    /// The number of sections (SectionedResults) or of objects (ResultsSection).
+    var count: Int { get }
+    /// Whether the results belong to a frozen Realm.
+    var isFrozen: Bool { get }
+    /// A frozen snapshot of the results.
+    func freeze() -> Self
+    /// The live results in the calling thread's Realm.
+    func thaw() -> Self?
+}
+
+extension SectionedResults: RealmSectionedResult {
+    /// Sectioned results are equal when they section the same results (the section keys are not compared:
+    /// closures cannot be).
+    public static func == (lhs: SectionedResults, rhs: SectionedResults) -> Bool { lhs.results == rhs.results }
+
+    public func _handOverRecipe() -> _HandOverRecipe {
+        let sectionKey = self.sectionKey
+        let results = self.results._handOverRecipe()
+        return _HandOverRecipe(core: self.results.core) { core in
+            (results.rebuild(core) as? Results<SectionElement>).map {
+                SectionedResults(results: $0, sectionKey: sectionKey)
+            }
+        }
+    }
+}
+
+extension ResultsSection: RealmSectionedResult {
+    /// Sections are equal when they are the same section of equal sectioned results.
+    public static func == (lhs: ResultsSection, rhs: ResultsSection) -> Bool {
+        lhs.key == rhs.key && lhs.parent == rhs.parent
+    }
+
+    public func _handOverRecipe() -> _HandOverRecipe {
+        let key = self.key
+        let parent = self.parent._handOverRecipe()
+        return _HandOverRecipe(core: self.parent.results.core) { core in
+            (parent.rebuild(core) as? SectionedResults<Key, Element>).map { ResultsSection(parent: $0, key: key) }
+        }
+    }
+}
