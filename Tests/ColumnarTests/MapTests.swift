@@ -19,6 +19,32 @@ final class MapTests: RealmTestCase {
         }
     }
 
+    /// RealmSwift's RealmKeyedCollection: code generic over it writes, reads, queries and aggregates a map, managed
+    /// or not, and freezes a managed one.
+    func testCodeGenericOverRealmKeyedCollectionWorksOnAMap() throws {
+        func fill<M: RealmKeyedCollection>(_ map: M) -> [String] where M.Key == String, M.Value == Int {
+            map.updateValue(3, forKey: "c")
+            map.updateValue(1, forKey: "a")
+            map.updateValue(2, forKey: "b")
+            map.removeObject(for: "c")
+            let total: Int = map.sum(ofProperty: "self")
+            let largest: Int? = map.max(ofProperty: "self")
+            return [map.keys.joined(), "\(map.values)", "\(map.count)", "\(total)", "\(largest ?? -1)",
+                    "\(map.contains { $0 == "b" && $1 == 2 })", "\(map.object(forKey: "a") ?? -1)"]
+        }
+        try withBothKinds { map, kind in
+            XCTAssertEqual(fill(map), ["ab", "[1, 2]", "2", "3", "2", "true", "1"], kind)
+        }
+        let realm = try openRealm()
+        let holder = try realm.write { () -> CollectionHolder in
+            let holder = realm.create(CollectionHolder.self)
+            holder.intMap["x"] = 5
+            return holder
+        }
+        func frozenCount<M: RealmKeyedCollection>(_ map: M) -> Int? { map.freeze().isFrozen ? map.freeze().count : nil }
+        XCTAssertEqual(frozenCount(holder.intMap), 1)
+    }
+
     func testEmptyMap() throws {
         try withBothKinds { map, kind in
             XCTAssertEqual(map.count, 0, kind)

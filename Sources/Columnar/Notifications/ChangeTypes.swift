@@ -33,10 +33,55 @@ public struct PropertyChange {
     case deleted
 }
 
-/// A collection addressed by keys (`Map`).
-public protocol RealmKeyedCollection {
+/// A collection addressed by keys (`Map`), RealmSwift's `RealmKeyedCollection`: code generic over it reads, writes,
+/// queries, aggregates and freezes any of them. (`observe` is a member of `Map` but not a requirement.)
+public protocol RealmKeyedCollection: Sequence, ThreadConfined, CustomStringConvertible {
     associatedtype Key: _MapKey
-    associatedtype Value
+    associatedtype Value: RealmCollectionValue
+
+    /// The Realm managing the collection, or nil when it is unmanaged.
+    var realm: Realm? { get }
+    /// Whether the collection can no longer be used (its object was deleted or its Realm invalidated).
+    var isInvalidated: Bool { get }
+    var count: Int { get }
+    var description: String { get }
+    /// The keys, in the collection's key order.
+    var keys: [Key] { get }
+    /// The values, in key order.
+    var values: [Value] { get }
+
+    /// The value of a key (nil when absent); setting nil removes the key.
+    subscript(key: Key) -> Value? { get set }
+    /// The value of a key, or nil.
+    func object(forKey key: Key) -> Value?
+    /// Sets the value of a key, adding the key when absent.
+    func updateValue(_ value: Value, forKey key: Key)
+    /// Removes a key and its value.
+    func removeObject(for key: Key)
+    /// Removes every key.
+    func removeAll()
+    /// Whether some entry satisfies `predicate`.
+    func contains(where predicate: @escaping (_ key: Key, _ value: Value) -> Bool) -> Bool
+
+    /// The values that satisfy a predicate-format string.
+    func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value>
+    /// The values that satisfy an NSPredicate.
+    func filter(_ predicate: NSPredicate) -> Results<Value>
+    /// The values sorted by a property.
+    func sorted(byKeyPath keyPath: String, ascending: Bool) -> Results<Value>
+    /// The values sorted by several properties.
+    func sorted<S: Sequence>(by sortDescriptors: S) -> Results<Value> where S.Element == SortDescriptor
+    func min<T: MinMaxType>(ofProperty property: String) -> T?
+    func max<T: MinMaxType>(ofProperty property: String) -> T?
+    func sum<T: AddableType>(ofProperty property: String) -> T
+    func average<T: AddableType>(ofProperty property: String) -> T?
+
+    /// Whether the collection belongs to a frozen Realm.
+    var isFrozen: Bool { get }
+    /// The collection in a frozen snapshot of its Realm's current version.
+    func freeze() -> Self
+    /// The live collection in the calling thread's Realm, or nil when its object was deleted there.
+    func thaw() -> Self?
 }
 
 /// What changed in an observed `Map`: keys removed, added, and whose values changed.
