@@ -222,6 +222,17 @@ struct ColumnarBench: ParsableCommand {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
+    /// Runs a subcommand's measurements in its directory (`--dir`, kept afterwards, or a fresh temporary one removed
+    /// afterwards), after logging the machine's line.
+    static func inRunDirectory(_ dir: String?, _ body: (String, MachineInfo) throws -> Void) throws {
+        let directory = try dir.map(prepareDirectory) ?? makeTemporaryDirectory()
+        defer { if dir == nil { try? FileManager.default.removeItem(atPath: directory) } }
+        let machine = MachineInfo.current(databaseDirectory: directory,
+                                          sqliteVersion: String(cString: sqlite3_libversion()))
+        log(machine.line)
+        try body(directory, machine)
+    }
+
     static func prepareDirectory(_ path: String) throws -> String {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path

@@ -37,11 +37,10 @@ struct MaintenanceBench: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try dir.map(ColumnarBench.prepareDirectory) ?? ColumnarBench.makeTemporaryDirectory()
-        defer { if dir == nil { try? FileManager.default.removeItem(atPath: directory) } }
-        let machine = MachineInfo.current(databaseDirectory: directory,
-                                          sqliteVersion: String(cString: sqlite3_libversion()))
-        ColumnarBench.log(machine.line)
+        try ColumnarBench.inRunDirectory(dir) { directory, machine in try measure(in: directory, machine: machine) }
+    }
+
+    private func measure(in directory: String, machine: MachineInfo) throws {
         let everyKey = Array(0..<objects)
         let keptKeys = everyKey.filter { $0 % 10 == 0 }
 
@@ -215,29 +214,29 @@ enum ColumnarMaintenanceFile {
         }
     }
 
-    static func writeCopy(of path: String, to destination: String) throws {
+    private static func withRead(_ path: String, _ body: (OpaquePointer) throws -> Void) throws {
         var db: OpaquePointer?
         try check(columnar_open(path, nil, &db), "columnar_open \(path)")
         defer { columnar_close(db) }
         var txn: OpaquePointer?
         try check(columnar_txn_begin_read(db, &txn), "begin_read")
         defer { columnar_txn_rollback(txn) }
-        try check(columnar_write_copy(txn, destination, nil), "columnar_write_copy")
+        try body(txn!)
+    }
+
+    static func writeCopy(of path: String, to destination: String) throws {
+        try withRead(path) { txn in try check(columnar_write_copy(txn, destination, nil), "columnar_write_copy") }
     }
 
     static func checkCount(_ path: String, expected: Int) throws {
-        var db: OpaquePointer?
-        try check(columnar_open(path, nil, &db), "columnar_open \(path)")
-        defer { columnar_close(db) }
-        var txn: OpaquePointer?
-        try check(columnar_txn_begin_read(db, &txn), "begin_read")
-        defer { columnar_txn_rollback(txn) }
-        var table: columnar_table_id = 0
-        var count: UInt64 = 0
-        try check(columnar_table_find(txn, "item", &table), "table_find")
-        try check(columnar_obj_count(txn, table, &count), "obj_count")
-        guard count == UInt64(expected) else {
-            throw BenchError.setup("the compacted file holds \(count) objects, not \(expected)")
+        try withRead(path) { txn in
+            var table: columnar_table_id = 0
+            var count: UInt64 = 0
+            try check(columnar_table_find(txn, "item", &table), "table_find")
+            try check(columnar_obj_count(txn, table, &count), "obj_count")
+            guard count == UInt64(expected) else {
+                throw BenchError.setup("the compacted file holds \(count) objects, not \(expected)")
+            }
         }
     }
 }

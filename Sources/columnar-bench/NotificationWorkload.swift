@@ -65,11 +65,10 @@ struct NotificationBench: ParsableCommand {
     }
 
     func run() throws {
-        let directory = try dir.map(ColumnarBench.prepareDirectory) ?? ColumnarBench.makeTemporaryDirectory()
-        defer { if dir == nil { try? FileManager.default.removeItem(atPath: directory) } }
-        let machine = MachineInfo.current(databaseDirectory: directory,
-                                          sqliteVersion: String(cString: sqlite3_libversion()))
-        ColumnarBench.log(machine.line)
+        try ColumnarBench.inRunDirectory(dir) { directory, machine in try measure(in: directory, machine: machine) }
+    }
+
+    private func measure(in directory: String, machine: MachineInfo) throws {
         // Delivery on another thread competes with the writer for the cores: a busy machine changes its figures.
         let loadAverage = readTextFile("/proc/loadavg").flatMap { $0.split(separator: " ").first.map(String.init) }
 

@@ -38,7 +38,6 @@ final class Bookmark: Object {
 }
 
 final class CustomPersistableTests: RealmTestCase {
-    private func scoped<R>(_ body: () throws -> R) rethrows -> R { try body() }
 
     private func add(_ realm: Realm, _ title: String, price: Int, link: String?) -> Bookmark {
         let bookmark = realm.create(Bookmark.self, value: ["title": title, "price": Cents(price)])

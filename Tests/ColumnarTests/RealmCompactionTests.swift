@@ -8,8 +8,6 @@ import Foundation
 import XCTest
 
 final class RealmCompactionTests: RealmTestCase {
-    /// Runs `body`; the Realms it opened are closed when it returns (nothing outlives the scope).
-    private func scoped<R>(_ body: () throws -> R) rethrows -> R { try body() }
 
     private func fileSize(_ configuration: Realm.Configuration) throws -> Int {
         Int(try fileSizeBytes(atPath: configuration.fileURL!.path))

@@ -19,4 +19,8 @@ class RealmTestCase: XCTestCase {
     }
 
     func openRealm() throws -> Realm { try Realm(configuration: configuration) }
+
+    /// Runs `body`; the Realms it opens are closed when it returns (nothing it makes outlives the scope), so the
+    /// next scope opens the file afresh.
+    func scoped<R>(_ body: () throws -> R) rethrows -> R { try body() }
 }
