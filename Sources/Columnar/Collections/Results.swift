@@ -109,6 +109,10 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         if let binding, binding.isDynamic {
             return core.materialize(DynamicObject.self, binding: binding, key: key) as! Element
         }
+        if let type = Element.self as? ObjectBase.Type { return core.materialize(type, key: key) as! Element }
+        if let projection = Element.self as? any ProjectionKind.Type {
+            return projection.projecting(core.materialize(projection.rootObjectType, key: key)) as! Element
+        }
         return core.materialize(Self.objectType, key: key) as! Element
     }
 
@@ -150,7 +154,8 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// The position of an object (or value) in the results, or nil.
     public func index(of object: Element) -> Int? {
         if source.holdsValues { return firstIndex(of: object) }
-        guard let object = object as? ObjectBase, let location = object._location, let binding,
+        guard let object = (object as? ObjectBase) ?? (object as? any ProjectionKind)?.projectedRoot,
+              let location = object._location, let binding,
               location.binding.table == binding.table, location.core.file === core.file else { return nil }
         let keys = keys
         guard isWholeTable else { return keys.firstIndex(of: location.key) }
@@ -269,7 +274,8 @@ struct ResultsIteration<Element: RealmCollectionValue> {
             position += 1
             if results.core.changeCounter == changeState { return element(key: key) }
             let object = element(key: key)
-            if let base = object as? ObjectBase, base._location.map(results.core.objectExists) == true {
+            let base = (object as? ObjectBase) ?? (object as? any ProjectionKind)?.projectedRoot
+            if let base, base._location.map(results.core.objectExists) == true {
                 return object
             }
         }

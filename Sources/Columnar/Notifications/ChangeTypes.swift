@@ -23,8 +23,8 @@ public struct PropertyChange {
     public let newValue: Any?
 }
 
-/// What happened to an observed object.
-@frozen public enum ObjectChange<T: ObjectBase> {
+/// What happened to an observed object (or projection).
+@frozen public enum ObjectChange<T> {
     /// Kept for source compatibility; Columnar does not deliver errors.
     case error(_ error: NSError)
     /// The object's observed properties changed (the list names each changed property).

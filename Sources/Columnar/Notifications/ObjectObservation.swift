@@ -9,14 +9,18 @@
 import CColumnar
 import Foundation
 
+/// Runs a read as of the version before the change being delivered (valid only during that delivery): what a
+/// projection's observation uses to read its projected values' old state.
+typealias PreviousVersionReader = (() -> Any?) -> Any?
+
 final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
     private let object: T
     private let node: ObservedNode
-    private let block: (ObjectChange<T>) -> Void
+    private let block: (ObjectChange<T>, PreviousVersionReader) -> Void
     private let identity: ObjectIdentityKey
     private var isDeleted = false
 
-    init(object: T, keyPaths: [String]?, block: @escaping (ObjectChange<T>) -> Void) {
+    init(object: T, keyPaths: [String]?, block: @escaping (ObjectChange<T>, PreviousVersionReader) -> Void) {
         let location = object._location!
         self.object = object
         self.block = block
@@ -44,11 +48,12 @@ final class ObjectRegistration<T: ObjectBase>: NotificationRegistration {
         guard !isDeleted, comparison.versionChanged, let old = comparison.old else { return }
         if !existsInNewVersion(comparison) {
             isDeleted = true
-            if notify { block(.deleted) }
+            if notify { block(.deleted, { $0() }) }
             return
         }
         guard siblingFired, notify else { return }
-        block(.change(object, propertyChanges(comparison, old: old)))
+        let core = object._location!.core
+        block(.change(object, propertyChanges(comparison, old: old)), { read in core.reading(old) { read() } })
     }
 
     /// The observed properties whose value changed (or, through a link, whose linked objects changed); when
@@ -108,6 +113,13 @@ enum ObjectObservation {
     /// meanwhile).
     static func start<T: ObjectBase>(_ object: ObjectBase, in context: ConfinementContext?, keyPaths: [String]?,
                                      block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        start(object, in: context, keyPaths: keyPaths) { (change: ObjectChange<T>, _) in block(change) }
+    }
+
+    /// As `start(_:in:keyPaths:block:)`, with a reader of the previous version for each change.
+    static func start<T: ObjectBase>(_ object: ObjectBase, in context: ConfinementContext?, keyPaths: [String]?,
+                                     block: @escaping (ObjectChange<T>, PreviousVersionReader) -> Void)
+        -> NotificationToken {
         guard let location = object._location else {
             fatalError("Only objects which are managed by a Realm support change notifications")
         }

@@ -11,8 +11,19 @@ public protocol ObjectKeyIdentifiable: Identifiable where ID == UInt64 {
 extension ObjectKeyIdentifiable where Self: ObjectBase {
     /// Managed: the top bit set, the table below it (15 bits) and the object key (48 bits), so instances read
     /// from any thread or version agree. Unmanaged: the instance's address, which never has the top bit set.
-    public var id: UInt64 {
-        guard let location = _location else { return UInt64(UInt(bitPattern: ObjectIdentifier(self).hashValue)) }
+    public var id: UInt64 { ObjectKeyIdentity.id(of: self) }
+}
+
+extension ObjectKeyIdentifiable where Self: ProjectionObservable {
+    /// The root object's identity: projections of one stored object have the same id.
+    public var id: UInt64 { ObjectKeyIdentity.id(of: rootObject) }
+}
+
+enum ObjectKeyIdentity {
+    static func id(of object: ObjectBase) -> UInt64 {
+        guard let location = object._location else {
+            return UInt64(UInt(bitPattern: ObjectIdentifier(object).hashValue))
+        }
         return 1 << 63 | (UInt64(location.binding.table) & 0x7FFF) << 48
             | (UInt64(bitPattern: location.key) & 0xFFFF_FFFF_FFFF)
     }

@@ -16,6 +16,8 @@ final class ThreadLocalState {
     var cellFreeObjectWasAccessed = false
     /// The recording of the probe cells a key path reads, while KeyPathNames reads one (Query/KeyPathNames.swift).
     var keyPathProbe: KeyPathProbe?
+    /// Projection classes whose schema this thread is reading (Object/Projection.swift).
+    var projectionSchemasBeingRead: Set<ObjectIdentifier> = []
     /// This thread's transactions at frozen versions (Concurrency/FrozenVersion.swift).
     var frozenTransactions: [ObjectIdentifier: FrozenThreadEntry] = [:]
 

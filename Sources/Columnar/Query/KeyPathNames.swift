@@ -104,24 +104,47 @@ final class KeyPathProbe {
     /// Reads `keyPath` on a fresh probe of `rootType` and names the properties read, or nil.
     static func names(for keyPath: AnyKeyPath, rootType: ObjectBase.Type) -> [String]? {
         guard let root = makeProbe(rootType) else { return nil }
+        // A key path whose root is not this class (a caller's mistake) reads nothing: `root[keyPath:]` is nil.
+        return recording { _ = root[keyPath: keyPath] }.names(from: root, keyPath: keyPath, exact: true)
+    }
+
+    /// The persisted properties `keyPath` reads from a probe of `rootType` before it goes on to something else
+    /// (`\Person.lastName.localizedUppercase` -> ["lastName"], `\Person.friends.projectTo.name` -> ["friends"]):
+    /// what a projected property depends on. Nil when it reads none.
+    static func namesRead(by keyPath: AnyKeyPath, rootType: ObjectBase.Type) -> [String]? {
+        guard let root = makeProbe(rootType) else { return nil }
+        return recording { _ = root[keyPath: keyPath] }.names(from: root, keyPath: keyPath, exact: false)
+    }
+
+    /// As `namesRead(by:rootType:)`, for a key path read on `start`, a value (a projection) that reads `root`.
+    static func namesRead<Start>(by keyPath: AnyKeyPath, on start: Start, root: ObjectBase) -> [String]? {
+        recording { _ = start[keyPath: keyPath] }.names(from: root, keyPath: keyPath, exact: false)
+    }
+
+    /// The reads of probe cells `read` makes.
+    private static func recording(_ read: () -> Void) -> KeyPathProbe {
         let state = ThreadLocalState.current
         let recording = KeyPathProbe()
         let outer = state.keyPathProbe
         state.keyPathProbe = recording
-        // A key path whose root is not this class (a caller's mistake) reads nothing: `root[keyPath:]` is nil.
-        _ = root[keyPath: keyPath]
+        read()
         state.keyPathProbe = outer
-        return recording.names(from: root, keyPath: keyPath)
+        return recording
     }
 
-    /// The names of a chain of reads that starts at `root` and goes on from each read's answer.
-    private func names(from root: ObjectBase, keyPath: AnyKeyPath) -> [String]? {
+    /// The names of a chain of reads that starts at `root` and goes on from each read's answer. `exact`: the key
+    /// path must be that chain and nothing more; otherwise the chain as far as it goes (a computed property that
+    /// reads several properties depends on the first, as RealmSwift's projections take it).
+    private func names(from root: ObjectBase, keyPath: AnyKeyPath, exact: Bool) -> [String]? {
         guard !accesses.isEmpty else { return nil }
         var names: [String] = []
         var expected: ObjectBase? = root
         for access in accesses {
             // A read of anything but the last answer is a computed property reading several properties.
-            guard let current = expected, access.object === current else { return nil }
+            guard let current = expected, access.object === current else {
+                if exact || names.isEmpty { return nil }
+                break
+            }
             let cells = SchemaDiscovery.cells(of: access.object)
             guard let index = cells.firstIndex(where: { $0 === access.cell }) else { return nil }
             names.append(SchemaDiscovery.info(for: type(of: access.object)).schema.properties[index].name)
@@ -130,7 +153,7 @@ final class KeyPathProbe {
         // One read is one property only if it is the key path itself, not a computed property that reads one
         // persisted property. The wrapper's key path has its declaring class as root, so this can be checked when
         // that is the key path's root; for inherited properties the value types must at least agree.
-        if accesses.count == 1 {
+        if exact && accesses.count == 1 {
             let access = accesses[0]
             if type(of: access.wrappedKeyPath).rootType == type(of: keyPath).rootType {
                 guard access.wrappedKeyPath == keyPath else { return nil }

@@ -77,10 +77,12 @@ extension Results {
         return (try? core.binding(for: Self.objectType)) ?? binding
     }
 
-    /// The class of the objects: `Element`, or what it wraps for the optional objects of a map (`Dog?`).
+    /// The class of the objects: `Element`, what it wraps for the optional objects of a map (`Dog?`), or the
+    /// root class of a projection.
     static var objectType: ObjectBase.Type {
         if let type = Element.self as? ObjectBase.Type { return type }
         if let wrapped = (Element.self as? OptionalProtocol.Type)?.wrappedType as? ObjectBase.Type { return wrapped }
+        if let projection = Element.self as? any ProjectionKind.Type { return projection.rootObjectType }
         fatalError("Columnar: \(Element.self) is not an object type")
     }
 

@@ -154,11 +154,14 @@ public struct Realm: Equatable {
 
     // MARK: Reading
 
-    /// Every object of a class, as live results.
+    /// Every object of a class, or a projection of every object of its root class, as live results.
     public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
-        // RealmFetchable is RealmSwift's constraint; the only conforming types Columnar has are model classes.
+        // RealmFetchable is RealmSwift's constraint: model classes and projections conform.
+        if let projection = type as? any ProjectionKind.Type {
+            return Results(core: core, binding: core.bindingIfStored(for: projection.rootObjectType))
+        }
         guard let objectType = type as? ObjectBase.Type else {
-            fatalError("Columnar: \(type) is not a model class; only Object subclasses can be listed with objects(_:)")
+            fatalError("Columnar: \(type) is not a model class or a projection; objects(_:) lists only those")
         }
         return Results(core: core, binding: core.bindingIfStored(for: objectType))
     }
