@@ -121,6 +121,7 @@ final class QueryDifferentialTests: XCTestCase {
         var mirrorSeconds = 0.0, columnarSeconds = 0.0
         var placeholders: Set<String> = []
         var nsPredicateQueries = 0
+        var projectedQueries = 0, projectedMismatches = 0
         for number in 0 ..< Self.itemQueryCount + Self.ownerQueryCount {
             let type: QDClass = number < Self.itemQueryCount ? .item : .owner
             var queryGenerator = QDQueryGenerator(seed: generator.next(), mirror: fixture.mirror)
@@ -161,6 +162,19 @@ final class QueryDifferentialTests: XCTestCase {
                         XCTAssertEqual(results.prefix(200).map(\.id), Array(actual.prefix(200)),
                                        "query #\(number) \(format): ids read from the objects")
                     }
+                    // Every 8th runs on projections of the items too, read through a projected property.
+                    if number % 8 == 5 {
+                        projectedQueries += 1
+                        let projected = try nsPredicate.map {
+                            try fixture.realm.objects(QDItemProjection.self).filter(checking: $0)
+                        } ?? QDArguments.filter(fixture.realm.objects(QDItemProjection.self), format, arguments)
+                        let ids = projected.map(\.itemId)
+                        if ids != expected {
+                            projectedMismatches += 1
+                            XCTFail("query #\(number) on QDItemProjection: \(QDArguments.describe(format, arguments)) "
+                                    + "selected \(ids.count) items, expected \(expected.count)\n\(fixture.replayNote)")
+                        }
+                    }
                 case .owner:
                     let all = fixture.realm.objects(QDOwner.self)
                     let results = try nsPredicate.map { try all.filter(checking: $0) }
@@ -186,6 +200,9 @@ final class QueryDifferentialTests: XCTestCase {
               + "objects matched, " + String(format: "%.1f s (plain Swift %.1f s, Columnar %.1f s)", seconds,
                                                mirrorSeconds, columnarSeconds))
         XCTAssertEqual(mismatches, 0, fixture.replayNote)
+        print("QueryDifferentialTests: \(projectedQueries) of the filter queries also ran on projections, "
+              + "\(projectedMismatches) mismatches")
+        XCTAssertEqual(projectedMismatches, 0, fixture.replayNote)
         // Which printf conversions the random arguments drew varies with the seed (`%c` needs one-character
         // strings, which are rare); every spelling is checked, always, by
         // testEveryPrintfConversionSelectsWhatTheSameValueAsAnObjectSelects. Here some must have been drawn.
@@ -354,8 +371,37 @@ final class QueryDifferentialTests: XCTestCase {
                                        names: Set(descriptors.map { String($0.keyPath.split(separator: ".")[0]) }),
                                        fixture: fixture))
             }
+            // The same order of projections: by the projection's key path where one projects the sort key (its
+            // root path must be what it reads), else by the root's property names.
+            let projections = try QDArguments.filter(fixture.realm.objects(QDItemProjection.self), query.format,
+                                                     query.arguments)
+            let byKeyPath = keyCount == 1 ? Self.sorted(projections, byProjectionOf: descriptors[0].keyPath,
+                                                        ascending: descriptors[0].ascending) : nil
+            let projected = byKeyPath ?? projections.sorted(by: descriptors)
+            let projectedIds = projected.map(\.itemId)
+            if projectedIds != query.expected {
+                mismatches += 1
+                XCTFail(sequenceReport("sorted projections #\(number) by \(query.keysText)", query.format,
+                                       query.arguments, expected: query.expected, actual: projectedIds,
+                                       names: Set(descriptors.map { String($0.keyPath.split(separator: ".")[0]) }),
+                                       fixture: fixture))
+            }
         }
         XCTAssertEqual(mismatches, 0, fixture.replayNote)
+    }
+
+    /// The results sorted by the QDItemProjection key path that projects `rootKeyPath`, or nil when none does.
+    private static func sorted(_ results: Results<QDItemProjection>, byProjectionOf rootKeyPath: String,
+                               ascending: Bool) -> Results<QDItemProjection>? {
+        switch rootKeyPath {
+        case "id": return results.sorted(by: \.itemId, ascending: ascending)
+        case "int": return results.sorted(by: \.number, ascending: ascending)
+        case "string": return results.sorted(by: \.text, ascending: ascending)
+        case "optDouble": return results.sorted(by: \.maybeDouble, ascending: ascending)
+        case "date": return results.sorted(by: \.when, ascending: ascending)
+        case "owner.name": return results.sorted(by: \.ownerName, ascending: ascending)
+        default: return nil
+        }
     }
 
     /// `first` and `prefix(k)` of sorted results pick their objects without sorting the rest (a top-k selection):

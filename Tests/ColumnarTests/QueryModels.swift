@@ -68,6 +68,18 @@ final class QDItem: Object {
     @Persisted var scores: Map<String, Int?>
 }
 
+/// A projection of QDItem, for the differential test's runs through projections: string predicates and sort
+/// descriptors name QDItem's properties, and the projection's key paths map to them.
+final class QDItemProjection: Projection<QDItem> {
+    @Projected(\QDItem.id) var itemId
+    @Projected(\QDItem.int) var number
+    @Projected(\QDItem.string) var text
+    @Projected(\QDItem.optDouble) var maybeDouble
+    @Projected(\QDItem.date) var when
+    @Projected(\QDItem.owner?.name) var ownerName
+    @Projected(\QDItem.strings) var strings
+}
+
 // MARK: - Semantics tests
 
 final class QSPerson: Object {
