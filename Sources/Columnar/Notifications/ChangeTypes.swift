@@ -91,3 +91,14 @@ public protocol RealmKeyedCollection: Sequence, ThreadConfined, CustomStringConv
     /// Kept for source compatibility; Columnar does not deliver errors.
     case error(Error)
 }
+
+/// One changed property of a projection, RealmSwift's type of that name (its projections' `observe` reports
+/// `PropertyChange`s, and so do Columnar's; this type is declared for code that names it).
+@frozen public struct ProjectedPropertyChange {
+    /// The projection's property name.
+    public let name: String
+    /// The projected value before the change.
+    public let oldValue: Any?
+    /// The projected value after the change.
+    public let newValue: Any?
+}
