@@ -135,6 +135,7 @@ typedef enum columnar_type {
     COLUMNAR_TYPE_UUID = 9,       /**< 16 bytes */
     COLUMNAR_TYPE_DECIMAL128 = 10,/**< 16 bytes, IEEE 754-2008 decimal128 bit pattern (stored, not interpreted) */
     COLUMNAR_TYPE_LINK = 11,      /**< key of an object in the column's target table */
+    COLUMNAR_TYPE_MIXED = 12,     /**< a value of any type above, or null: its encoding, see "Mixed values" */
 } columnar_type;
 
 #define COLUMNAR_MAX_VALUE_BYTES (16u * 1024u * 1024u)
@@ -157,8 +158,35 @@ typedef struct columnar_value {
         uint8_t uuid[16];
         uint8_t decimal128[16];
         int64_t link;  /**< LINK: the target object's key */
+        /** LINK inside a mixed value (columnar_mixed_encode/decode): the key (same place as `link`) and the
+         *  table it is a key of. */
+        struct { int64_t key; uint32_t table; } typed_link;
     } as;
 } columnar_value;
+
+/* Mixed values. A MIXED column (or collection element) holds null or a value of any other type. At this API a
+ * non-null mixed value is passed and returned as its encoding, a columnar_value of type MIXED whose `as.bytes`
+ * hold one tag byte (the value's columnar_type) followed by the payload: INT and DOUBLE 8 bytes, little-endian;
+ * BOOL 1 byte (0 or 1); FLOAT 4 bytes; STRING and BINARY the bytes themselves; TIMESTAMP 8 bytes of seconds and
+ * 4 of nanoseconds; OBJECTID 12 bytes; UUID and DECIMAL128 16 bytes; LINK 4 bytes of table id then 8 of key. The
+ * engine stores the encoding as it stores BINARY values, checks it when it is set (COLUMNAR_ETYPE) and when it is
+ * read from the file (COLUMNAR_ECORRUPT), and does not follow the links inside mixed values: deleting the target
+ * leaves the link as it is (keys are never reused, so the reader can tell it is gone). MIXED columns are always
+ * nullable (null is the "none" value) and cannot be indexed. */
+
+/** The largest encoding of a non-string, non-binary mixed value: the tag and 16 bytes. */
+#define COLUMNAR_MIXED_FIXED_BYTES 17u
+
+/** Encodes a non-null value of type INT ... LINK (a LINK with `as.typed_link` naming its table) as a mixed value
+ *  into `out` (at most `capacity` bytes); *out_size is the encoding's size (1 + payload), also when the capacity
+ *  is too small. Returns 0, COLUMNAR_ETOOBIG (capacity too small, or the encoding would pass
+ *  COLUMNAR_MAX_VALUE_BYTES), COLUMNAR_EMISUSE (a null value, type MIXED or unknown, a negative link key,
+ *  nanoseconds outside 0 ... 999,999,999). */
+int columnar_mixed_encode(const columnar_value *value, void *out, size_t capacity, size_t *out_size);
+/** Decodes a mixed value's encoding (`size` >= 1) into a value of its own type; STRING and BINARY results point
+ *  into `data`, a LINK result has `as.typed_link`. Returns 0 or COLUMNAR_ECORRUPT (an unknown tag, a payload of
+ *  the wrong size for its tag, a bool other than 0 or 1, nanoseconds out of range, a negative link key). */
+int columnar_mixed_decode(const void *data, size_t size, columnar_value *out);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Database files                                                                                               */
@@ -670,6 +698,25 @@ void columnar_kernel_in_int(const columnar_column_view *view, const int64_t *con
 /** 1 where the row is null. */
 void columnar_kernel_is_null(const columnar_column_view *view, uint8_t *out_mask);
 
+/* Mixed kernels. A MIXED view has the arrays of a BINARY view (the rows' encodings), and columnar_view_get_bytes
+ * reads them. Values compare as Realm compares mixed values: INT, FLOAT, DOUBLE and DECIMAL128 are numbers and
+ * compare by numeric value across those types (exactly: an INT is never rounded to a double); every other type
+ * compares only with its own type: BOOL (false < true), STRING and BINARY bytewise (shorter prefix first),
+ * TIMESTAMP by seconds then nanoseconds, OBJECTID and UUID bytewise; LINK values are equal when table and key are
+ * (no order). Values of types that do not compare are unequal and unordered: EQ is 0, NE is 1, the orderings 0.
+ * Null rules as for the other comparison kernels. NaN is unequal to everything and unordered. */
+
+/** MIXED rows against `constant`, a value of type INT ... LINK (LINK with `as.typed_link`), or null
+ *  (`constant->is_null`). Writes 0 or 1 per row, or 2 for a row the kernel leaves to the caller: one where a
+ *  DECIMAL128 would have to be compared with a number (the row's value or the constant; the engine does not
+ *  interpret decimals). Returns 0, COLUMNAR_ECORRUPT (a row's encoding does not decode; the mask is then partly
+ *  written) or COLUMNAR_EMISUSE (not a MIXED view, an unknown operator, a MIXED or unknown constant type). */
+int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_compare_op op,
+                                  const columnar_value *constant, uint8_t *out_mask);
+/** 1 where the row's type is in `type_mask`: bit (1u << t) for columnar_type t, bit 0 for null rows (`@type`
+ *  queries). Returns 0, COLUMNAR_ECORRUPT or COLUMNAR_EMISUSE (not a MIXED view). */
+int columnar_kernel_mixed_type(const columnar_column_view *view, uint32_t type_mask, uint8_t *out_mask);
+
 /** String and binary matching. */
 typedef enum columnar_string_op {
     COLUMNAR_STRING_EQ = 1,
@@ -701,6 +748,13 @@ typedef enum columnar_string_op {
  *  size; the mask is all zero). */
 int columnar_kernel_match_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
                                  size_t needle_size, bool needle_is_null, uint32_t flags, uint8_t *out_mask);
+/** columnar_kernel_match_string on a MIXED view: rows holding a STRING or a BINARY are matched on their bytes as
+ *  that kernel matches them (0, 1, or 2 under the same rules); null rows as that kernel's null rows; rows of other
+ *  types are 0, and 1 for COLUMNAR_STRING_NE. Returns as that kernel does (EMISUSE also for a view that is not
+ *  MIXED). */
+int columnar_kernel_match_mixed_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
+                                       size_t needle_size, bool needle_is_null, uint32_t flags,
+                                       uint8_t *out_mask);
 /** Row `row` (< view->count) of a STRING or BINARY view: its bytes and size, or *out_is_null. The pointer stays
  *  valid while the view does and is never NULL (an empty value points at a static empty string).
  *  Returns 0, COLUMNAR_ECORRUPT (bad length or offsets), or COLUMNAR_EMISUSE (not a string view, row out of
