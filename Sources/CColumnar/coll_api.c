@@ -306,6 +306,8 @@ int columnar_coll_contains(columnar_txn *txn, columnar_table_id table, columnar_
         if ((uint8_t)value->type != col->type)
             return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds elements of type %u, not %u",
                             cc_table_schema_get(txn, table)->name, col->name, col->type, value->type);
+        if (col->type == COLUMNAR_TYPE_MIXED && (rc = cc_mixed_check(cc_table_schema_get(txn, table), col, value)))
+            return rc;
         cc_cell_from_value(col->type, value, cell);
     }
     cc_collcell coll;

@@ -92,8 +92,9 @@
  *   COLUMN (REFS, role detail = value type): the values of `count` rows/elements:
  *        INT, BOOL, LINK:          [0] VALUES INT                                 [1] NULLS or 0
  *        FLOAT / DOUBLE:           [0] VALUES FLOAT / DOUBLE                      [1] NULLS or 0
- *        STRING, BINARY:           [0] VALUES SHORT_STRINGS, or VALUES INT of end offsets, [1] BLOB BYTES
- *                                  [2] NULLS or 0   (short form: [1] is 0)
+ *        STRING, BINARY, MIXED:    [0] VALUES SHORT_STRINGS, or VALUES INT of end offsets, [1] BLOB BYTES
+ *                                  [2] NULLS or 0   (short form: [1] is 0). A MIXED value is its encoding
+ *                                  (columnar.h "Mixed values", mixed.c): a type tag byte, then the payload.
  *        TIMESTAMP:                [0] VALUES INT seconds  [1] VALUES INT nanoseconds   [2] NULLS or 0
  *        OBJECTID, UUID, DECIMAL:  [0] VALUES FIXED (12/16/16 bytes)              [1] NULLS or 0
  *        collections and backlinks: [0] VALUES REFS (collection root per row, 0 = empty)  [1] 0

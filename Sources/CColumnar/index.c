@@ -58,7 +58,7 @@ uint64_t cc_index_hash(uint8_t type, const void *cell, bool is_null) {
     if (is_null) return 0x6e756c6c00000001ull;
     switch (type) {
     /* Cells arrive in byte buffers of any alignment: they are copied out, not read through a struct pointer. */
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: {
         cc_bytes b;
         memcpy(&b, cell, sizeof b);
         return hash_bytes(b.data, b.size);

@@ -92,7 +92,13 @@ const cc_table_schema *cc_index_schema_of(const cc_column *column);
 /* Mutable column vectors                                                                                       */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-/* A string or binary value: bytes in the mapping or in the transaction's arena. */
+/* Whether values of `type` are stored as bytes (the leaf forms, cells and scan views of strings): STRING, BINARY,
+ * and MIXED, whose values are their encodings (mixed.h). */
+static inline bool cc_type_is_bytes(uint8_t type) {
+    return type == COLUMNAR_TYPE_STRING || type == COLUMNAR_TYPE_BINARY || type == COLUMNAR_TYPE_MIXED;
+}
+
+/* A string, binary or mixed value: bytes in the mapping or in the transaction's arena. */
 typedef struct cc_bytes {
     const uint8_t *data;
     uint64_t size;

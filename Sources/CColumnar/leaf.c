@@ -3,6 +3,8 @@
  */
 #include "leaf.h"
 
+#include "mixed.h"
+
 #include <errno.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -29,8 +31,7 @@ int cc_leaf_open(const columnar_txn *txn, uint64_t ref, uint8_t type, uint8_t co
     memset(out, 0, sizeof *out);
     out->type = type;
     out->collection = collection;
-    bool is_string = collection == COLUMNAR_COLLECTION_NONE &&
-                     (type == COLUMNAR_TYPE_STRING || type == COLUMNAR_TYPE_BINARY);
+    bool is_string = collection == COLUMNAR_COLLECTION_NONE && cc_type_is_bytes(type);
     bool is_timestamp = collection == COLUMNAR_COLLECTION_NONE && type == COLUMNAR_TYPE_TIMESTAMP;
     uint32_t parts = (is_string || is_timestamp) ? 3 : 2;
     if (column.encoding != COLUMNAR_ENCODING_REFS || column.count != parts || column.role_detail != type)
@@ -97,7 +98,7 @@ int cc_leaf_get(const cc_leaf *leaf, uint32_t index, void *cell, bool *is_null) 
         memcpy(cell, &ts, sizeof ts);
         return 0;
     }
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: {
         cc_bytes bytes;
         if (!leaf->long_strings) {
             uint32_t width = values->width;
@@ -118,6 +119,13 @@ int cc_leaf_get(const cc_leaf *leaf, uint32_t index, void *cell, bool *is_null) 
             bytes.data = leaf->second.payload + start;
             bytes.size = (uint64_t)(end - start);
         }
+        /* A mixed value is checked as a string's bounds are: a reader never hands out an encoding that does not
+         * decode. */
+        const char *problem = leaf->type == COLUMNAR_TYPE_MIXED && !*is_null
+                              ? cc_mixed_unpack(bytes.data, bytes.size, NULL) : NULL;
+        if (problem)
+            return CC_CORRUPT(values->ref, "mixed value %u of the leaf at %llu does not decode: %s", index,
+                              (unsigned long long)values->ref, problem);
         memcpy(cell, &bytes, sizeof bytes);
         return 0;
     }
@@ -214,7 +222,7 @@ int cc_leaf_write(cc_emitter *emitter, const cc_mvec *vec, uint32_t from, uint32
                              cc_mvec_cell(vec, from), (uint64_t)count * width, &parts[0]);
             break;
         }
-        case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY:
+        case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
             part_count = 3;
             rc = write_strings(emitter, vec, from, count, &parts[0], &parts[1]);
             break;
@@ -288,8 +296,9 @@ int cc_cell_compare(uint8_t type, const void *a, bool a_null, const void *b, boo
         if (isnan(x) || isnan(y)) return (int)isnan(x) - (int)isnan(y);
         return x < y ? -1 : x > y;
     }
-    /* Cells may lie in byte buffers of any alignment: they are copied out, not read through a struct pointer. */
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+    /* Cells may lie in byte buffers of any alignment: they are copied out, not read through a struct pointer.
+     * Mixed values order by their encodings' bytes, as binary values do (tag first, so by type, then payload). */
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: {
         cc_bytes x, y;
         memcpy(&x, a, sizeof x);
         memcpy(&y, b, sizeof y);
@@ -318,7 +327,7 @@ void cc_cell_from_value(uint8_t type, const columnar_value *value, void *cell) {
     case COLUMNAR_TYPE_BOOL: { int64_t v = value->as.b ? 1 : 0; memcpy(cell, &v, 8); break; }
     case COLUMNAR_TYPE_FLOAT: memcpy(cell, &value->as.f, 4); break;
     case COLUMNAR_TYPE_DOUBLE: memcpy(cell, &value->as.d, 8); break;
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: {
         cc_bytes b = { value->as.bytes.data, value->as.bytes.size };
         memcpy(cell, &b, sizeof b);
         break;
@@ -345,7 +354,7 @@ void cc_value_from_cell(uint8_t type, const void *cell, bool is_null, columnar_v
     case COLUMNAR_TYPE_BOOL: { int64_t v; memcpy(&v, cell, 8); out->as.b = v != 0; break; }
     case COLUMNAR_TYPE_FLOAT: memcpy(&out->as.f, cell, 4); break;
     case COLUMNAR_TYPE_DOUBLE: memcpy(&out->as.d, cell, 8); break;
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: {
         cc_bytes b;
         memcpy(&b, cell, sizeof b);
         out->as.bytes.data = b.data;

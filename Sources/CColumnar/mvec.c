@@ -14,7 +14,7 @@ uint8_t cc_cell_bytes(uint8_t type, uint8_t collection) {
     if (collection != COLUMNAR_COLLECTION_NONE) return sizeof(cc_collcell);
     switch (type) {
     case COLUMNAR_TYPE_FLOAT: return 4;
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: return sizeof(cc_bytes);
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: return sizeof(cc_bytes);
     case COLUMNAR_TYPE_TIMESTAMP: return sizeof(cc_ts);
     case COLUMNAR_TYPE_OBJECTID: return 12;
     case COLUMNAR_TYPE_UUID: case COLUMNAR_TYPE_DECIMAL128: return 16;

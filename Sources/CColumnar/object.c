@@ -4,6 +4,8 @@
  */
 #include "object.h"
 
+#include "mixed.h"
+
 #include <errno.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -99,13 +101,23 @@ int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const 
 
 const char *cc_type_name(uint8_t type) {
     static const char *names[] = { "invalid", "int", "bool", "float", "double", "string", "binary", "timestamp",
-                                   "objectId", "uuid", "decimal128", "link" };
-    return type <= COLUMNAR_TYPE_LINK ? names[type] : "invalid";
+                                   "objectId", "uuid", "decimal128", "link", "mixed" };
+    return type <= COLUMNAR_TYPE_MIXED ? names[type] : "invalid";
+}
+
+int cc_mixed_check(const cc_table_schema *table, const cc_column *column, const columnar_value *value) {
+    if (value->as.bytes.size && !value->as.bytes.data) return CC_MISUSE("bytes pointer is NULL");
+    const char *problem = cc_mixed_unpack(value->as.bytes.data, value->as.bytes.size, NULL);
+    if (problem)
+        return cc_error(COLUMNAR_ETYPE, 0, "", "a %zu-byte value for %s.%s is not a mixed value's encoding: %s",
+                        value->as.bytes.size, table->name, column->name, problem);
+    return 0;
 }
 
 int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_column *column,
                      const columnar_value *value, void *cell, bool *is_null) {
     if (!value) return CC_MISUSE("value is NULL");
+    int rc;
     bool nullable = (column->flags & CF_COL_FLAG_NULLABLE) ||
                     (column->type == COLUMNAR_TYPE_LINK && column->collection == COLUMNAR_COLLECTION_NONE);
     if (value->is_null) {
@@ -121,7 +133,8 @@ int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_c
     *is_null = false;
     columnar_value copy = *value;
     switch (column->type) {
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY:
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
+        if (column->type == COLUMNAR_TYPE_MIXED && (rc = cc_mixed_check(table, column, value))) return rc;
         if (value->as.bytes.size > COLUMNAR_MAX_VALUE_BYTES)
             return cc_error(COLUMNAR_ETOOBIG, 0, "", "a %zu-byte value for %s.%s exceeds %u bytes",
                             value->as.bytes.size, table->name, column->name, COLUMNAR_MAX_VALUE_BYTES);
@@ -139,7 +152,7 @@ int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_c
             return cc_error(COLUMNAR_ENOTFOUND, 0, "", "%s.%s cannot link to key %lld", table->name, column->name,
                             (long long)value->as.link);
         bool exists;
-        int rc = columnar_obj_exists(txn, column->target_table, value->as.link, &exists);
+        rc = columnar_obj_exists(txn, column->target_table, value->as.link, &exists);
         if (rc) return rc;
         if (!exists)
             return cc_error(COLUMNAR_ENOTFOUND, 0, "", "%s.%s: target object %lld does not exist in %s", table->name,
@@ -620,6 +633,7 @@ int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar
         if ((uint8_t)value->type != col->type)
             return cc_error(COLUMNAR_ETYPE, 0, "", "%s.%s holds %s values, not %s", schema->name, col->name,
                             cc_type_name(col->type), cc_type_name((uint8_t)value->type));
+        if (col->type == COLUMNAR_TYPE_MIXED && (rc = cc_mixed_check(schema, col, value))) return rc;
         cc_cell_from_value(col->type, value, cell);
         is_null = false;
     }

@@ -21,9 +21,11 @@ int cc_visible_column(columnar_txn *txn, uint32_t table, uint32_t column, const 
 /* cc_visible_column for reading single values, after checking the transaction: refuses collection columns. */
 int cc_readable_value_column(columnar_txn *txn, uint32_t table, uint32_t column, const cc_column **out);
 /* Checks a value against a column's (or element's) type and nullability; copies its bytes into the arena and
- * fills `cell`. */
+ * fills `cell`. A mixed value's encoding must decode (COLUMNAR_ETYPE otherwise). */
 int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_column *column,
                      const columnar_value *value, void *cell, bool *is_null);
+/* COLUMNAR_ETYPE (naming the column) unless the non-null MIXED `value` holds an encoding that decodes. */
+int cc_mixed_check(const cc_table_schema *table, const cc_column *column, const columnar_value *value);
 cc_elemtype cc_column_elemtype(const cc_column *column);
 void cc_txn_forget_cache(columnar_txn *txn);
 

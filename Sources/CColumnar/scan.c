@@ -357,7 +357,7 @@ static int encode_timestamps(columnar_scan *scan, uint32_t column, const cc_mvec
     return 0;
 }
 
-/* Strings and binary values in the long form: end offsets (PACKED_INT of width 64), then the blob. A null row
+/* Strings, binary and mixed values in the long form: end offsets (PACKED_INT of width 64), then the blob. A null row
  * holds no bytes, as in a committed leaf. */
 static int encode_strings(columnar_scan *scan, uint32_t column, const cc_mvec *vec, uint64_t rows,
                           columnar_column_view *out) {
@@ -409,7 +409,7 @@ static int view_private(columnar_scan *scan, uint32_t column, const cc_column *c
         return 0;
     case COLUMNAR_TYPE_TIMESTAMP:
         return encode_timestamps(scan, column, vec, rows, out);
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY:
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
         return encode_strings(scan, column, vec, rows, out);
     default:   /* INT, BOOL (0/1) and LINK cells are int64s */
         out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, vec->cells };

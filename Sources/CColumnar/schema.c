@@ -105,7 +105,8 @@ static int take_name(cursor *c, char name[COLUMNAR_MAX_NAME_BYTES + 1]) {
 
 /* What the engine relies on of a live column's flags, beyond their being known bits. The writer gives a search
  * index only to a single value of an indexable type (an ordered one only to the types with ordered keys, index.c),
- * makes single links nullable (a deleted target leaves null), and makes backlink columns lists of links; the
+ * makes single links nullable (a deleted target leaves null) and mixed values nullable (a new row's default is
+ * null; an empty cell is no mixed value's encoding), and makes backlink columns lists of links; the
  * index, delete and backlink code read cells in those shapes and would read another shape's cells wrongly. */
 static bool column_shape_valid(const cc_column *col) {
     if (col->flags & CF_COL_FLAG_REMOVED) return true;
@@ -120,6 +121,7 @@ static bool column_shape_valid(const cc_column *col) {
         if ((col->flags & CF_COL_FLAG_ORDERED) && !orderable) return false;
     }
     if (col->type == COLUMNAR_TYPE_LINK && single && !(col->flags & CF_COL_FLAG_NULLABLE)) return false;
+    if (col->type == COLUMNAR_TYPE_MIXED && !(col->flags & CF_COL_FLAG_NULLABLE)) return false;
     if ((col->flags & CF_COL_FLAG_BACKLINK) &&
         (col->type != COLUMNAR_TYPE_LINK || col->collection != COLUMNAR_COLLECTION_LIST))
         return false;
@@ -174,7 +176,7 @@ int cc_schema_decode(const uint8_t *bytes, uint64_t size, uint64_t ref, cc_schem
                 (rc = take(&c, &col->target_table, 4)) || (rc = take(&c, &col->origin_table, 4)) ||
                 (rc = take(&c, &col->origin_column, 4)))
                 goto fail;
-            if (col->type < COLUMNAR_TYPE_INT || col->type > COLUMNAR_TYPE_LINK ||
+            if (col->type < COLUMNAR_TYPE_INT || col->type > COLUMNAR_TYPE_MIXED ||
                 col->collection > COLUMNAR_COLLECTION_DICT || col->flags > CF_COL_FLAGS_KNOWN ||
                 ((col->flags & CF_COL_FLAG_ORDERED) && !(col->flags & CF_COL_FLAG_INDEXED)) || !column_shape_valid(col)) {
                 rc = CC_CORRUPT(ref, "schema at %llu: column %s.%s has type %u, collection %u, flags %u",

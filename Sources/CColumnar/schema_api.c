@@ -207,14 +207,19 @@ int columnar_column_add(columnar_txn *txn, columnar_table_id table, const column
     columnar_col_id existing;
     if (columnar_column_find(txn, table, spec->name, &existing) == 0)
         return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has a column named \"%s\"", schema->name, spec->name);
-    if (spec->type < COLUMNAR_TYPE_INT || spec->type > COLUMNAR_TYPE_LINK)
+    if (spec->type < COLUMNAR_TYPE_INT || spec->type > COLUMNAR_TYPE_MIXED)
         return CC_MISUSE("column %s.%s has an invalid type %d", schema->name, spec->name, (int)spec->type);
+    /* Null is a mixed value's "none", and a new row's default: a mixed column without nulls would have no
+     * default to give the objects that exist when it is added. */
+    if (spec->type == COLUMNAR_TYPE_MIXED && !spec->nullable)
+        return CC_MISUSE("column %s.%s is mixed, and mixed columns (and their elements) are always nullable: "
+                         "set nullable", schema->name, spec->name);
     if ((unsigned)spec->collection > COLUMNAR_COLLECTION_DICT)
         return CC_MISUSE("column %s.%s has an invalid collection kind %d", schema->name, spec->name,
                          (int)spec->collection);
     if (spec->indexed && (!cc_type_indexable(spec->type) || spec->collection != COLUMNAR_COLLECTION_NONE))
         return CC_MISUSE("column %s.%s cannot be indexed (only single int, bool, string, timestamp, objectId and uuid "
-                         "values can)", schema->name, spec->name);
+                         "values can; mixed values cannot)", schema->name, spec->name);
     if (spec->type == COLUMNAR_TYPE_LINK && !cc_table_schema_get(txn, spec->target_table))
         return cc_error(COLUMNAR_ENOTFOUND, 0, "", "column %s.%s links to table id %u, which does not exist",
                         schema->name, spec->name, spec->target_table);

@@ -19,6 +19,7 @@
 #include "object.h"
 
 #include "checksum.h"
+#include "mixed.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -122,8 +123,8 @@ static const char *encoding_name(uint8_t encoding) {
 
 static const char *type_name(uint8_t type) {
     static const char *names[] = { "invalid", "int", "bool", "float", "double", "string", "binary", "timestamp",
-                                   "objectId", "uuid", "decimal128", "link" };
-    return type <= COLUMNAR_TYPE_LINK ? names[type] : "invalid";
+                                   "objectId", "uuid", "decimal128", "link", "mixed" };
+    return type <= COLUMNAR_TYPE_MIXED ? names[type] : "invalid";
 }
 
 /* Reports one finding, prefixed with where the walk is. */
@@ -302,6 +303,33 @@ static uint64_t first_non_flag(const cc_node *node) {
     return UINT64_MAX;
 }
 
+/* Checks that every non-null value of a mixed leaf, whose bounds were checked, is an encoding that decodes, and
+ * reports the first that is not. cc_leaf_get refuses such a value, so the leaf's values are then lost. */
+static bool mixed_values_decode(verifier *v, const cc_leaf *leaf) {
+    const cc_node *values = &leaf->values;
+    int64_t start = 0;
+    for (uint32_t i = 0; i < leaf->count; i++) {
+        cc_bytes bytes;
+        if (!leaf->long_strings) {
+            const uint8_t *slot = values->payload + (size_t)i * values->width;
+            bytes = (cc_bytes){ slot, values->width - 1u - slot[values->width - 1] };
+        } else {
+            int64_t end = cc_node_int_at(values, i);
+            bytes = (cc_bytes){ leaf->second.payload + start, (uint64_t)(end - start) };
+            start = end;
+        }
+        if (leaf->nulls.ref && cc_node_int_at(&leaf->nulls, i) != 0) continue;
+        const char *problem = cc_mixed_unpack(bytes.data, bytes.size, NULL);
+        if (!problem) continue;
+        report(v, values->ref, "mixed value %u of the leaf at %llu (%llu bytes, tag %u) does not decode: %s", i,
+               (unsigned long long)values->ref, (unsigned long long)bytes.size, bytes.size ? bytes.data[0] : 0u,
+               problem);
+        lose_data(v);
+        return false;
+    }
+    return true;
+}
+
 /* Validates the parts and values of the COLUMN node `column` holding `type` values (collection cells when
  * `collection` is not NONE) and fills `out` for cc_leaf_get. `expected_count` < 0 accepts any count. Returns
  * whether the values can be read; every part was visited either way unless the COLUMN node itself is malformed. */
@@ -311,7 +339,7 @@ static bool open_leaf(verifier *v, const cc_node *column, uint8_t type, uint8_t 
     out->type = type;
     out->collection = collection;
     bool cells = collection != COLUMNAR_COLLECTION_NONE;
-    bool is_string = !cells && (type == COLUMNAR_TYPE_STRING || type == COLUMNAR_TYPE_BINARY);
+    bool is_string = !cells && cc_type_is_bytes(type);
     bool is_timestamp = !cells && type == COLUMNAR_TYPE_TIMESTAMP;
     uint32_t parts = (is_string || is_timestamp) ? 3 : 2;
     uint64_t ref = column->ref;
@@ -459,7 +487,7 @@ static bool open_leaf(verifier *v, const cc_node *column, uint8_t type, uint8_t 
             return false;
         }
         break;
-    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY:
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
         if (!out->long_strings) {
             for (uint64_t i = 0; i < values->count; i++) {
                 uint32_t unused = values->payload[(i + 1) * values->width - 1];
@@ -485,6 +513,7 @@ static bool open_leaf(verifier *v, const cc_node *column, uint8_t type, uint8_t 
                 return false;
             }
         }
+        if (type == COLUMNAR_TYPE_MIXED && !mixed_values_decode(v, out)) return false;
         break;
     default: break;
     }

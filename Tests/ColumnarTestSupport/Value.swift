@@ -224,6 +224,7 @@ public func typeName(_ type: columnar_type) -> String {
     case COLUMNAR_TYPE_UUID: return "UUID"
     case COLUMNAR_TYPE_DECIMAL128: return "DECIMAL128"
     case COLUMNAR_TYPE_LINK: return "LINK"
+    case COLUMNAR_TYPE_MIXED: return "MIXED"
     default: return "type(\(type.rawValue))"
     }
 }

@@ -17,6 +17,7 @@ enum Names {
         case COLUMNAR_TYPE_UUID: return "uuid"
         case COLUMNAR_TYPE_DECIMAL128: return "decimal128"
         case COLUMNAR_TYPE_LINK: return "link"
+        case COLUMNAR_TYPE_MIXED: return "mixed"
         default: return "type#\(type.rawValue)"
         }
     }
