@@ -75,4 +75,44 @@ static inline uint8_t cc_order_result(columnar_compare_op op, int order) {
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Byte-valued views (kernels_string.c): STRING, BINARY, and MIXED, whose rows are their encodings              */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+/* Whether the view is a STRING, BINARY or MIXED view whose arrays can be read for its rows (not yet checked: the
+ * lengths and offsets inside them). */
+bool cc_bytes_view_ok(const columnar_column_view *view);
+
+/* The bytes of rows [from, from + count) of a view cc_bytes_view_ok accepted, not all_default, with count <=
+ * CC_BLOCK_ROWS: data[i] and sizes[i] for row from + i (a null row holds no bytes; data is never NULL). Each
+ * row's bounds are checked before it is handed out: COLUMNAR_ECORRUPT for a bad length or offset. */
+int cc_view_bytes_block(const columnar_column_view *view, uint64_t from, uint64_t count, const uint8_t **data,
+                        size_t *sizes);
+
+/* One needle matched against the bytes of one value at a time, as columnar_kernel_match_string matches rows; the
+ * mixed string kernel matches the STRING and BINARY values inside mixed rows with it. */
+typedef struct cc_string_matcher {
+    columnar_string_op op;
+    const uint8_t *needle;   /* never NULL */
+    size_t needle_size;
+    bool fold;               /* COLUMNAR_STRING_FOLD_ASCII_CASE */
+    bool needle_ascii;
+} cc_string_matcher;
+
+/* A matcher of a non-null needle (NULL with size 0 is the empty needle) for a known operator. */
+void cc_string_matcher_init(cc_string_matcher *matcher, columnar_string_op op, const void *needle,
+                            size_t needle_size, uint32_t flags);
+/* The mask value of a non-null value: 0, 1, or 2 when ASCII folding cannot decide it. */
+uint8_t cc_string_match(const cc_string_matcher *matcher, const uint8_t *value, size_t size);
+/* Whether `op` is one of the string operators. */
+static inline bool cc_string_op_ok(columnar_string_op op) {
+    return op >= COLUMNAR_STRING_EQ && op <= COLUMNAR_STRING_GE;
+}
+/* The comparison operator whose null rules a string operator follows: only EQ and NE can be true where a null is
+ * involved, so every other operator behaves as an ordering. */
+static inline columnar_compare_op cc_string_null_op(columnar_string_op op) {
+    return op == COLUMNAR_STRING_EQ ? COLUMNAR_COMPARE_EQ : op == COLUMNAR_STRING_NE ? COLUMNAR_COMPARE_NE
+                                                                                     : COLUMNAR_COMPARE_LT;
+}
+
 #endif /* COLUMNAR_KERNELS_H */

@@ -3,9 +3,11 @@
  * LIKE patterns and bytewise order, optionally ignoring ASCII letter case.
  *
  * A cluster's strings come in one of two forms (format.h): short strings in fixed slots whose last byte is the
- * unused length, or end offsets into a blob. Rows are produced as (pointer, size) pairs a block at a time (the
- * offsets decoded with cc_unpack_ints) and every row's bounds are checked before its bytes are read, so a
- * damaged leaf gives COLUMNAR_ECORRUPT, never a read outside the node.
+ * unused length, or end offsets into a blob. Rows are produced as (pointer, size) pairs a block at a time
+ * (cc_view_bytes_block, the offsets decoded with cc_unpack_ints) and every row's bounds are checked before its
+ * bytes are read, so a damaged leaf gives COLUMNAR_ECORRUPT, never a read outside the node. Mixed views have the
+ * same arrays (their rows are encodings), and the mixed kernels (kernels_mixed.c) read them through the same
+ * block function and match the strings inside them with the same matcher.
  *
  * Case folding here is ASCII only. Full Unicode case folding can make a non-ASCII character equal to an ASCII
  * one (the Kelvin sign folds to "k"), so with COLUMNAR_STRING_FOLD_ASCII_CASE a row that is not all ASCII, or
@@ -99,16 +101,14 @@ static bool like_match(const uint8_t *text, size_t text_size, const uint8_t *pat
     return p == pattern_size;
 }
 
-typedef struct matcher {
-    columnar_string_op op;
-    const uint8_t *needle;
-    size_t needle_size;
-    bool fold;
-    bool needle_ascii;
-} matcher;
+void cc_string_matcher_init(cc_string_matcher *matcher, columnar_string_op op, const void *needle,
+                            size_t needle_size, uint32_t flags) {
+    bool fold = (flags & COLUMNAR_STRING_FOLD_ASCII_CASE) != 0;
+    const uint8_t *needle_bytes = needle_size ? needle : empty_bytes;
+    *matcher = (cc_string_matcher){ op, needle_bytes, needle_size, fold, !fold || is_ascii(needle_bytes, needle_size) };
+}
 
-/* The result for one non-null row. */
-static uint8_t match_row(const matcher *m, const uint8_t *row, size_t size) {
+uint8_t cc_string_match(const cc_string_matcher *m, const uint8_t *row, size_t size) {
     bool fold = m->fold;
     if (fold && (!m->needle_ascii || !is_ascii(row, size))) return 2;
     const uint8_t *needle = m->needle;
@@ -132,9 +132,9 @@ static uint8_t match_row(const matcher *m, const uint8_t *row, size_t size) {
 /* Rows of a view                                                                                               */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-/* Whether the view is a STRING/BINARY view whose arrays can be read for its rows (not yet their contents). */
-static bool string_view_ok(const columnar_column_view *view) {
-    if (view->type != COLUMNAR_TYPE_STRING && view->type != COLUMNAR_TYPE_BINARY) return false;
+bool cc_bytes_view_ok(const columnar_column_view *view) {
+    if (view->type != COLUMNAR_TYPE_STRING && view->type != COLUMNAR_TYPE_BINARY && view->type != COLUMNAR_TYPE_MIXED)
+        return false;
     if (!cc_view_nulls_ok(view)) return false;
     if (view->all_default) return true;
     const columnar_array *values = &view->values;
@@ -155,12 +155,41 @@ static int offsets_corrupt(const columnar_column_view *view, uint64_t row, int64
                       (long long)start, (long long)end, (unsigned long long)view->blob.count);
 }
 
+int cc_view_bytes_block(const columnar_column_view *view, uint64_t from, uint64_t count, const uint8_t **data,
+                        size_t *sizes) {
+    const columnar_array *values = &view->values;
+    if (values->encoding == COLUMNAR_ENCODING_SHORT_STRINGS) {
+        uint32_t width = values->width;
+        const uint8_t *slot = (const uint8_t *)values->data + from * width;
+        for (uint64_t i = 0; i < count; i++, slot += width) {
+            uint32_t unused = slot[width - 1];
+            if (unused > width - 1) return short_string_corrupt(view, from + i, unused);
+            data[i] = slot;
+            sizes[i] = width - 1 - unused;
+        }
+        return 0;
+    }
+    const uint8_t *blob = view->blob.data ? view->blob.data : empty_bytes;
+    int64_t ends[CC_BLOCK_ROWS];
+    cc_unpack_ints(values->data, values->width, from, count, ends);
+    int64_t start = from ? cc_packed_get(values->data, (uint8_t)values->width, from - 1) : 0;
+    for (uint64_t i = 0; i < count; i++) {
+        int64_t end = ends[i];
+        if (start < 0 || end < start || (uint64_t)end > view->blob.count)
+            return offsets_corrupt(view, from + i, start, end);
+        data[i] = blob + start;
+        sizes[i] = (size_t)(end - start);
+        start = end;
+    }
+    return 0;
+}
+
 int columnar_view_get_bytes(const columnar_column_view *view, uint64_t row, const void **out_data,
                             size_t *out_size, bool *out_is_null) {
     if (!view || !out_data || !out_size || !out_is_null) return CC_MISUSE("columnar_view_get_bytes: NULL argument");
-    if (!string_view_ok(view) || row >= view->count)
-        return CC_MISUSE("row %llu of a %llu-row view is not a string or binary value", (unsigned long long)row,
-                         (unsigned long long)view->count);
+    if (!cc_bytes_view_ok(view) || row >= view->count)
+        return CC_MISUSE("row %llu of a %llu-row view is not a string, binary or mixed value",
+                         (unsigned long long)row, (unsigned long long)view->count);
     *out_data = empty_bytes;
     *out_size = 0;
     *out_is_null = false;
@@ -172,49 +201,24 @@ int columnar_view_get_bytes(const columnar_column_view *view, uint64_t row, cons
         *out_is_null = true;
         return 0;
     }
-    const columnar_array *values = &view->values;
-    if (values->encoding == COLUMNAR_ENCODING_SHORT_STRINGS) {
-        const uint8_t *slot = (const uint8_t *)values->data + row * values->width;
-        uint32_t unused = slot[values->width - 1];
-        if (unused > values->width - 1) return short_string_corrupt(view, row, unused);
-        *out_data = slot;
-        *out_size = values->width - 1 - unused;
-        return 0;
-    }
-    int64_t end = cc_packed_get(values->data, (uint8_t)values->width, row);
-    int64_t start = row ? cc_packed_get(values->data, (uint8_t)values->width, row - 1) : 0;
-    if (start < 0 || end < start || (uint64_t)end > view->blob.count) return offsets_corrupt(view, row, start, end);
-    if (end > start) *out_data = (const uint8_t *)view->blob.data + start;
-    *out_size = (size_t)(end - start);
+    const uint8_t *data;
+    size_t size;
+    int rc = cc_view_bytes_block(view, row, 1, &data, &size);
+    if (rc) return rc;
+    if (size) *out_data = data;
+    *out_size = size;
     return 0;
 }
 
-static int match_short(const columnar_column_view *view, const matcher *m, uint8_t *out) {
-    const uint8_t *slots = view->values.data;
-    uint32_t width = view->values.width;
-    for (uint64_t row = 0; row < view->count; row++) {
-        const uint8_t *slot = slots + row * width;
-        uint32_t unused = slot[width - 1];
-        if (unused > width - 1) return short_string_corrupt(view, row, unused);
-        out[row] = match_row(m, slot, width - 1 - unused);
-    }
-    return 0;
-}
-
-static int match_long(const columnar_column_view *view, const matcher *m, uint8_t *out) {
-    const uint8_t *blob = view->blob.data ? view->blob.data : empty_bytes;
-    int64_t ends[CC_BLOCK_ROWS];
-    int64_t start = 0;
+/* Matches every row's bytes, a block at a time (null rows too: the caller overwrites them). */
+static int match_rows(const columnar_column_view *view, const cc_string_matcher *m, uint8_t *out) {
+    const uint8_t *data[CC_BLOCK_ROWS];
+    size_t sizes[CC_BLOCK_ROWS];
     for (uint64_t from = 0; from < view->count; from += CC_BLOCK_ROWS) {
         uint64_t rows = view->count - from < CC_BLOCK_ROWS ? view->count - from : CC_BLOCK_ROWS;
-        cc_unpack_ints(view->values.data, view->values.width, from, rows, ends);
-        for (uint64_t i = 0; i < rows; i++) {
-            int64_t end = ends[i];
-            if (start < 0 || end < start || (uint64_t)end > view->blob.count)
-                return offsets_corrupt(view, from + i, start, end);
-            out[from + i] = match_row(m, blob + start, (size_t)(end - start));
-            start = end;
-        }
+        int rc = cc_view_bytes_block(view, from, rows, data, sizes);
+        if (rc) return rc;
+        for (uint64_t i = 0; i < rows; i++) out[from + i] = cc_string_match(m, data[i], sizes[i]);
     }
     return 0;
 }
@@ -222,15 +226,14 @@ static int match_long(const columnar_column_view *view, const matcher *m, uint8_
 int columnar_kernel_match_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
                                  size_t needle_size, bool needle_is_null, uint32_t flags, uint8_t *out_mask) {
     uint64_t rows = view->count;
-    if (op < COLUMNAR_STRING_EQ || op > COLUMNAR_STRING_GE || (!needle && needle_size && !needle_is_null) ||
-        !string_view_ok(view)) {
+    if (!cc_string_op_ok(op) || (!needle && needle_size && !needle_is_null) || view->type == COLUMNAR_TYPE_MIXED ||
+        !cc_bytes_view_ok(view)) {
         memset(out_mask, 0, rows);
         return CC_MISUSE("columnar_kernel_match_string: not a string or binary view, an unknown operator, or a "
                          "NULL needle with a size");
     }
     /* The null rules of the comparison kernels: only EQ and NE can be true where a null is involved. */
-    columnar_compare_op null_op = op == COLUMNAR_STRING_EQ ? COLUMNAR_COMPARE_EQ
-                                : op == COLUMNAR_STRING_NE ? COLUMNAR_COMPARE_NE : COLUMNAR_COMPARE_LT;
+    columnar_compare_op null_op = cc_string_null_op(op);
     if (needle_is_null) {
         if (cc_view_all_null(view)) {
             memset(out_mask, cc_null_row_result(null_op, true), rows);
@@ -240,16 +243,15 @@ int columnar_kernel_match_string(const columnar_column_view *view, columnar_stri
         }
         return 0;
     }
-    bool fold = (flags & COLUMNAR_STRING_FOLD_ASCII_CASE) != 0;
-    const uint8_t *needle_bytes = needle_size ? needle : empty_bytes;
-    matcher m = { op, needle_bytes, needle_size, fold, !fold || is_ascii(needle_bytes, needle_size) };
+    cc_string_matcher m;
+    cc_string_matcher_init(&m, op, needle, needle_size, flags);
     if (view->all_default) {
         /* Every row is null or "". */
-        memset(out_mask, view->nullable ? cc_null_row_result(null_op, false) : match_row(&m, empty_bytes, 0), rows);
+        memset(out_mask, view->nullable ? cc_null_row_result(null_op, false) : cc_string_match(&m, empty_bytes, 0),
+               rows);
         return 0;
     }
-    int rc = view->values.encoding == COLUMNAR_ENCODING_SHORT_STRINGS ? match_short(view, &m, out_mask)
-                                                                      : match_long(view, &m, out_mask);
+    int rc = match_rows(view, &m, out_mask);
     if (rc) return rc;
     cc_apply_nulls(view, out_mask, cc_null_row_result(null_op, false));
     return 0;
