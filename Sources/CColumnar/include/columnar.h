@@ -169,10 +169,15 @@ typedef struct columnar_value {
  * hold one tag byte (the value's columnar_type) followed by the payload: INT and DOUBLE 8 bytes, little-endian;
  * BOOL 1 byte (0 or 1); FLOAT 4 bytes; STRING and BINARY the bytes themselves; TIMESTAMP 8 bytes of seconds and
  * 4 of nanoseconds; OBJECTID 12 bytes; UUID and DECIMAL128 16 bytes; LINK 4 bytes of table id then 8 of key. The
- * engine stores the encoding as it stores BINARY values, checks it when it is set (COLUMNAR_ETYPE) and when it is
- * read from the file (COLUMNAR_ECORRUPT), and does not follow the links inside mixed values: deleting the target
- * leaves the link as it is (keys are never reused, so the reader can tell it is gone). MIXED columns are always
- * nullable (null is the "none" value) and cannot be indexed. */
+ * engine stores the encoding as it stores BINARY values, checks it when it is set or looked for (columnar_obj_set,
+ * the list, set and dictionary writes, columnar_coll_contains and columnar_obj_find_first refuse an encoding that
+ * does not decode with COLUMNAR_ETYPE, changing nothing) and when it is read from the file (COLUMNAR_ECORRUPT,
+ * and a columnar_verify finding), and does not follow the links inside mixed values: deleting the target leaves
+ * the link as it is (keys are never reused, so the reader can tell it is gone). MIXED columns and collection
+ * elements are always nullable (null is the "none" value and a new row's default; columnar_column_add refuses
+ * nullable = false), cannot be indexed or be a primary key. A SET of MIXED values keeps them unique and ordered
+ * by their encodings' bytes, as a set of BINARY values: by type tag first, so 1 (INT) and 1.0 (DOUBLE) are two
+ * elements, and numbers of one type are in the order of their little-endian bytes, not by value. */
 
 /** The largest encoding of a non-string, non-binary mixed value: the tag and 16 bytes. */
 #define COLUMNAR_MIXED_FIXED_BYTES 17u
@@ -372,7 +377,8 @@ typedef struct columnar_column_spec {
     const char *name;                 /**< 1 ... COLUMNAR_MAX_NAME_BYTES bytes, unique within the table */
     columnar_type type;               /**< of the value, or of each element */
     columnar_collection_kind collection;
-    bool nullable;                    /**< values (elements) may be null; LINK single values are always nullable */
+    bool nullable;                    /**< values (elements) may be null; LINK single values are always nullable;
+                                           MIXED columns must set it */
     bool indexed;                     /**< keep a search index (INT, BOOL, STRING, TIMESTAMP, OBJECTID, UUID) */
     columnar_table_id target_table;   /**< LINK: the table linked to */
 } columnar_column_spec;
@@ -415,7 +421,8 @@ int columnar_table_remove(columnar_txn *txn, columnar_table_id table);
 int columnar_table_set_primary_key(columnar_txn *txn, columnar_table_id table, columnar_col_id column);
 
 /** Adds a column; existing objects get null (nullable) or the type's zero value / empty collection.
- *  Errors: COLUMNAR_EEXISTS, COLUMNAR_ENOTFOUND (link target), COLUMNAR_EMISUSE (bad spec). */
+ *  Errors: COLUMNAR_EEXISTS, COLUMNAR_ENOTFOUND (link target), COLUMNAR_EMISUSE (bad spec: an unknown type or
+ *  collection kind, an index on a type that cannot have one, a MIXED column that is not nullable). */
 int columnar_column_add(columnar_txn *txn, columnar_table_id table, const columnar_column_spec *spec,
                         columnar_col_id *out_column);
 int columnar_column_find(columnar_txn *txn, columnar_table_id table, const char *name, columnar_col_id *out);
@@ -700,17 +707,21 @@ void columnar_kernel_is_null(const columnar_column_view *view, uint8_t *out_mask
 
 /* Mixed kernels. A MIXED view has the arrays of a BINARY view (the rows' encodings), and columnar_view_get_bytes
  * reads them. Values compare as Realm compares mixed values: INT, FLOAT, DOUBLE and DECIMAL128 are numbers and
- * compare by numeric value across those types (exactly: an INT is never rounded to a double); every other type
- * compares only with its own type: BOOL (false < true), STRING and BINARY bytewise (shorter prefix first),
- * TIMESTAMP by seconds then nanoseconds, OBJECTID and UUID bytewise; LINK values are equal when table and key are
- * (no order). Values of types that do not compare are unequal and unordered: EQ is 0, NE is 1, the orderings 0.
- * Null rules as for the other comparison kernels. NaN is unequal to everything and unordered. */
+ * compare by numeric value across those types (exactly: an INT is never rounded to a double); STRING and BINARY
+ * compare with each other, bytewise (shorter prefix first), as Realm's do; every other type compares only with
+ * its own type: BOOL (false < true), TIMESTAMP by seconds then nanoseconds, OBJECTID and UUID bytewise; LINK
+ * values are equal when table and key are, and have no order (LT, LE, GT, GE are 0 even for equal links). Values
+ * of types that do not compare are unequal and unordered: EQ is 0, NE is 1, the orderings 0. Null rules as for
+ * the other comparison kernels (an all_default MIXED view is all null). NaN is unequal to everything and
+ * unordered. */
 
 /** MIXED rows against `constant`, a value of type INT ... LINK (LINK with `as.typed_link`), or null
  *  (`constant->is_null`). Writes 0 or 1 per row, or 2 for a row the kernel leaves to the caller: one where a
  *  DECIMAL128 would have to be compared with a number (the row's value or the constant; the engine does not
  *  interpret decimals). Returns 0, COLUMNAR_ECORRUPT (a row's encoding does not decode; the mask is then partly
- *  written) or COLUMNAR_EMISUSE (not a MIXED view, an unknown operator, a MIXED or unknown constant type). */
+ *  written) or COLUMNAR_EMISUSE (not a MIXED view, an unknown operator, a MIXED or unknown constant type, a STRING
+ *  or BINARY constant with a NULL pointer and a non-zero size; the mask is then all zero). A DECIMAL128 against a
+ *  value that is not a number (or against null) is decided: they do not compare. */
 int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_compare_op op,
                                   const columnar_value *constant, uint8_t *out_mask);
 /** 1 where the row's type is in `type_mask`: bit (1u << t) for columnar_type t, bit 0 for null rows (`@type`
@@ -755,7 +766,8 @@ int columnar_kernel_match_string(const columnar_column_view *view, columnar_stri
 int columnar_kernel_match_mixed_string(const columnar_column_view *view, columnar_string_op op, const void *needle,
                                        size_t needle_size, bool needle_is_null, uint32_t flags,
                                        uint8_t *out_mask);
-/** Row `row` (< view->count) of a STRING or BINARY view: its bytes and size, or *out_is_null. The pointer stays
+/** Row `row` (< view->count) of a STRING, BINARY or MIXED view (a mixed row's bytes are its encoding, not
+ *  checked here: columnar_mixed_decode does): its bytes and size, or *out_is_null. The pointer stays
  *  valid while the view does and is never NULL (an empty value points at a static empty string).
  *  Returns 0, COLUMNAR_ECORRUPT (bad length or offsets), or COLUMNAR_EMISUSE (not a string view, row out of
  *  range). */
