@@ -12,10 +12,11 @@
 // end it came through; the type checker decides whether it may be compared (stored, in this Realm, of the class
 // the link points to).
 //
-// Decimal128 has no case of its own in `QueryValue`: a decimal constant is its exact text, `.string("1.5")`,
-// which the canonical text prints and the parser reads back unchanged. The type checker hands constants compared
-// with a Decimal128 property to the object layer's `QueryDecimalSupport.encode`, which must therefore parse a
-// `.string` with `Decimal128(string:)` (as well as take `.int` and `.double` for literals written in a query).
+// A Decimal128 constant is its exact text, `.decimal128("1.5")`, which the canonical text prints as
+// `decimal128(1.5)` and the parser reads back unchanged. The type checker hands constants compared with a
+// Decimal128 property (or a mixed one) to the object layer's `QueryDecimalSupport.encode`, which parses that text
+// (and a `.string`, as text written in a query) with `Decimal128(string:)`, and takes `.int` and `.double` for
+// numbers written in a query.
 
 import Foundation
 import QueryVM
@@ -31,7 +32,7 @@ extension Decimal128: QueryArgumentConvertible {
     /// The exact decimal text (see the file comment): every finite value, NaN and the infinities read back to the
     /// same Decimal128.
     public var queryValue: QueryValue {
-        .string(stringValue)
+        .decimal128(stringValue)
     }
 }
 

@@ -130,7 +130,7 @@ extension RealmCore {
             case .int(let integer): decimal = Decimal128(exactly: integer)
             case .double(let double): decimal = Decimal128(floatLiteral: double)
             case .float(let float): decimal = Decimal128(floatLiteral: Double(float))
-            case .string(let text): decimal = try? Decimal128(string: text)
+            case .string(let text), .decimal128(let text): decimal = try? Decimal128(string: text)
             default: decimal = nil
             }
             return decimal.map { value in value.withUnsafeBytes { Array($0) } }

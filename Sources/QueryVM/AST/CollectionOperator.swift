@@ -17,6 +17,8 @@ public enum CollectionOperator: String, Hashable, Sendable, CaseIterable {
     case allKeys
     /// The values of a map.
     case allValues
+    /// The type of a mixed value (`value.@type == 'string'`), compared with type names (MixedTypeNames.swift).
+    case type
 
     /// The operator that `@name` spells, case-insensitively, or nil when there is none.
     public init?(spelling name: String) {
@@ -28,6 +30,7 @@ public enum CollectionOperator: String, Hashable, Sendable, CaseIterable {
         case "avg": self = .avg
         case "allkeys": self = .allKeys
         case "allvalues": self = .allValues
+        case "type": self = .type
         default: return nil
         }
     }

@@ -19,6 +19,7 @@ extension QueryValue: CustomStringConvertible {
         case .data(let bytes): return "B64\"" + Data(bytes).base64EncodedString() + "\""
         case .timestamp(let time): return "T\(time.seconds):\(time.nanoseconds)"
         case .objectId(let bytes): return "oid(" + Self.hex(bytes) + ")"
+        case .decimal128(let text): return "decimal128(" + text + ")"
         case .uuid(let bytes):
             let digits = Self.hex(bytes)
             var text = ""

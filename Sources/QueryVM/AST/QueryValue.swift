@@ -30,6 +30,9 @@ public enum QueryValue: Hashable, Sendable {
     case objectId([UInt8])
     /// A 16-byte UUID, in the byte order of its textual form.
     case uuid([UInt8])
+    /// A Decimal128, as its exact text (`decimal128(1.5)` in a query; the object layer's QueryDecimalSupport
+    /// parses it).
+    case decimal128(String)
     /// An object, compared with a link (see QueryObjectReference.swift).
     case object(QueryObjectReference)
     /// A collection of values: the right side of `IN %@` or `BETWEEN %@` when the argument is an array.

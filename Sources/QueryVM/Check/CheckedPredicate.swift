@@ -41,12 +41,15 @@ public indirect enum CheckedOperand: Sendable {
     case aggregate(CollectionOperator, CheckedPath)
     /// `SUBQUERY(path, $var, predicate).@count`: how many objects the path reaches satisfy the predicate.
     case subqueryCount(CheckedPath, variable: Int, predicate: CheckedPredicate)
+    /// `@type` of the mixed values a path reaches: each value's columnar_type number, 0 for null
+    /// (MixedTypeNames.swift).
+    case valueType(CheckedPath)
 
     /// Whether the operand stands for several values per object.
     var isMany: Bool {
         switch self {
         case .constants: return true
-        case .path(let path): return path.isMany
+        case .path(let path), .valueType(let path): return path.isMany
         default: return false
         }
     }

@@ -132,6 +132,7 @@ private struct Checker {
     mutating func comparison(_ node: QueryComparison, range: SourceRange) throws -> CheckedPredicate {
         var lhs = try operand(node.lhs)
         var rhs = try operand(node.rhs)
+        if case .valueType = lhs.operand { return try typeComparison(node, lhs: lhs, range: range) }
         var op = node.op
         let text = "\(QueryPredicate(.comparison(node)))"
         if op == .in {
@@ -160,6 +161,47 @@ private struct Checker {
         try checkOperator(op, node.options, lhs: lhs, rhs: rhs, range: range)
         return .comparison(CheckedComparison(quantifier: quantifier, lhs: lhs.operand, op: op, options: node.options,
                                              rhs: rhs.operand, upperBound: nil, text: text))
+    }
+
+    /// `value.@type == 'name'`, `!=`, and `IN {names}`: the type numbers the names stand for, as IN (for `!=`, IN
+    /// every other type), so that quantifiers over lists of mixed values keep their meaning.
+    mutating func typeComparison(_ node: QueryComparison, lhs: TypedOperand, range: SourceRange) throws
+        -> CheckedPredicate {
+        var names: [(String, SourceRange)] = []
+        switch node.rhs.kind {
+        case .constant(.string(let name), _): names = [(name, node.rhs.range)]
+        case .constant(.list(let items), _):
+            for item in items {
+                guard case .string(let name) = item else {
+                    throw QueryTypeError(range: node.rhs.range, message: "@type is compared with type names, found \(item)")
+                }
+                names.append((name, node.rhs.range))
+            }
+        case .list(let items):
+            for item in items {
+                guard case .constant(.string(let name), _) = item.kind else {
+                    throw QueryTypeError(range: item.range, message: "@type is compared with type names, found \(item)")
+                }
+                names.append((name, item.range))
+            }
+        default:
+            throw QueryTypeError(range: node.rhs.range, message: "@type is compared with a type name such as 'string', found \(node.rhs)")
+        }
+        guard node.op == .equal || node.op == .notEqual || node.op == .in, node.options.isEmpty else {
+            throw QueryTypeError(range: range, message: "@type takes ==, != and IN, not \(node.op.rawValue)\(node.options.spelling)")
+        }
+        var types = Set<Int64>()
+        for (name, nameRange) in names {
+            guard let named = MixedTypeNames.types(named: name) else {
+                throw QueryTypeError(range: nameRange, message: "'\(name)' is not a type name; @type takes \(MixedTypeNames.spellings)")
+            }
+            types.formUnion(named)
+        }
+        if node.op == .notEqual { types = MixedTypeNames.all.subtracting(types) }
+        let quantifier = try self.quantifier(node.quantifier, lhs: lhs, range: range)
+        return .comparison(CheckedComparison(quantifier: quantifier, lhs: lhs.operand, op: .in, options: [],
+                                             rhs: .constants(types.sorted().map { .int($0) }), upperBound: nil,
+                                             text: "\(QueryPredicate(.comparison(node)))"))
     }
 
     /// `x IN {…}`, `x IN %@` (array) and `x IN collection`.
@@ -248,6 +290,8 @@ private struct Checker {
     func checkOperator(_ op: ComparisonOperator, _ options: ComparisonOptions, lhs: TypedOperand,
                        rhs: TypedOperand, range: SourceRange) throws {
         let types = [lhs.type, rhs.type].compactMap { $0 }
+        // A mixed value compares with anything (values of types that do not compare are simply unequal).
+        if types.contains(COLUMNAR_TYPE_MIXED) { return }
         // Both sides must hold the same kind of value (numbers of any width mix).
         if types.count == 2, Self.family(types[0]) != Self.family(types[1]) {
             throw QueryTypeError(range: range,
@@ -296,6 +340,7 @@ private struct Checker {
         case COLUMNAR_TYPE_UUID: return "uuid"
         case COLUMNAR_TYPE_DECIMAL128: return "decimal128"
         case COLUMNAR_TYPE_LINK: return "object"
+        case COLUMNAR_TYPE_MIXED: return "mixed"
         default: return "unknown"
         }
     }
@@ -367,6 +412,7 @@ private struct Checker {
         switch (type, value) {
         case (_, .null): return .null
         case (_, .list): throw QueryTypeError(range: range, message: "a list of values is only allowed after IN or BETWEEN")
+        case (COLUMNAR_TYPE_MIXED, _): return try mixedConstant(value, at: range)
         case (COLUMNAR_TYPE_INT, .int(let int)), (COLUMNAR_TYPE_FLOAT, .int(let int)),
              (COLUMNAR_TYPE_DOUBLE, .int(let int)):
             return .int(int)
@@ -406,6 +452,40 @@ private struct Checker {
             throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil, an object or another link")
         default:
             throw mismatch()
+        }
+    }
+
+    /// A constant compared with a mixed value: the value as its own type (a mixed value holds any of them).
+    func mixedConstant(_ value: QueryValue, at range: SourceRange) throws -> ScalarValue {
+        switch value {
+        case .null: return .null
+        case .bool(let bool): return .bool(bool)
+        case .int(let int): return .int(int)
+        case .float(let float): return .float(float)
+        case .double(let double): return .double(double)
+        case .string(let text): return .string(Array(text.utf8))
+        case .data(let bytes): return .data(bytes)
+        case .timestamp(let time):
+            if time.nanoseconds < 0 {
+                return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
+            }
+            return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+        case .objectId(let bytes): return .objectId(bytes)
+        case .uuid(let bytes): return .uuid(bytes)
+        case .decimal128:
+            guard let bits = model.decimals?.encode(value) else {
+                throw QueryTypeError(range: range, message: "the value \(value) is not a decimal number")
+            }
+            return .decimal128(bits)
+        case .object(let object):
+            // An object of any stored class; one that is not stored (or of another database) matches nothing.
+            guard let table = model.tables.values.first(where: { $0.className == object.className })?.id,
+                  case .stored(let key, let database) = object.storage,
+                  database == nil || model.database == nil || model.database == database else {
+                return .link(table: .max, key: Self.keyOfNoObject)
+            }
+            return .link(table: table, key: key)
+        case .list: throw QueryTypeError(range: range, message: "a list of values is only allowed after IN or BETWEEN")
         }
     }
 
@@ -460,6 +540,7 @@ private struct Checker {
         var isMany = false
         var reducer: (CollectionOperator, stepIndex: Int)?
         var previousName = table.className
+        var typeOf = false
 
         for (index, step) in path.steps.enumerated() {
             switch step {
@@ -473,6 +554,9 @@ private struct Checker {
                 }
                 if reducer?.0 == .count {
                     throw QueryTypeError(range: range, message: "@count must end the key path, found '\(name)' after it")
+                }
+                if typeOf {
+                    throw QueryTypeError(range: range, message: "@type must end the key path, found '\(name)' after it")
                 }
                 previousName = "\(current.className).\(name)"
                 let elementTable = property.targetTable.flatMap { model.table($0) }
@@ -524,6 +608,11 @@ private struct Checker {
                     guard case .mapValues? = steps.last else {
                         throw QueryTypeError(range: range, message: "@allValues applies to a map, but \(previousName) is not one")
                     }
+                case .type:
+                    guard type == COLUMNAR_TYPE_MIXED, !typeOf, reducer == nil else {
+                        throw QueryTypeError(range: range, message: "@type applies to mixed values, but \(previousName) holds \(type.map(Self.typeName) ?? "none")")
+                    }
+                    typeOf = true
                 case .count, .min, .max, .sum, .avg:
                     guard isMany else {
                         throw QueryTypeError(range: range,
@@ -538,6 +627,10 @@ private struct Checker {
         }
         let checked = CheckedPath(root: root, table: startTable, steps: steps, type: type ?? COLUMNAR_TYPE_LINK,
                                   target: target, isMany: isMany, text: path.description)
+        if typeOf {
+            return TypedOperand(operand: .valueType(checked), type: COLUMNAR_TYPE_INT, target: nil,
+                                nullable: isMany, description: "'\(path)'")
+        }
         guard let (op, _) = reducer else {
             if steps.isEmpty {
                 throw QueryTypeError(range: range, message: "a key path must name a property")

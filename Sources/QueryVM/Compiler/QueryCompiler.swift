@@ -68,7 +68,8 @@ private struct Emitter {
     mutating func emit(_ instruction: Instruction) {
         instructions.append(instruction)
         switch instruction.opcode {
-        case .constant, .compareInt, .compareDouble, .compareTimestamp, .compareFixed, .matchString, .inInt, .rows:
+        case .constant, .compareInt, .compareDouble, .compareTimestamp, .compareFixed, .matchString, .inInt, .rows,
+             .compareMixed, .matchMixedString, .mixedType:
             depth += 1
         case .and, .or: depth -= 1
         default: break
@@ -156,6 +157,17 @@ private struct Emitter {
 
     /// The instructions that push the comparison's mask using kernels only, or nil when it needs the row evaluator.
     func kernelCode(_ comparison: CheckedComparison) -> [Instruction]? {
+        if case .valueType(let path) = comparison.lhs {
+            // `@type` of the object's own mixed column: one mask of type bits (bit 0: null).
+            guard let own = path.ownColumn, own.type == COLUMNAR_TYPE_MIXED, comparison.op == .in,
+                  case .constants(let values) = comparison.rhs else { return nil }
+            var mask: Int64 = 0
+            for case .int(let type) in values where (0 ..< 32).contains(type) { mask |= 1 << type }
+            var instruction = Instruction(.mixedType, comment: "\(comparison.text)")
+            instruction.column = own.column
+            instruction.constant = .int(mask)
+            return [instruction]
+        }
         guard let (column, type) = directColumn(comparison.lhs) else { return nil }
         if let upper = comparison.upperBound {
             guard case .constant(let lower) = comparison.rhs,
@@ -254,6 +266,27 @@ private struct Emitter {
             instruction.column = column
             instruction.compare = compare
             instruction.constant = constant
+            return instruction
+        case COLUMNAR_TYPE_MIXED:
+            // Comparisons of any constant; string operators on the strings and data (no folding: options go to
+            // the row evaluator).
+            guard options.isEmpty else { return nil }
+            if let compare = Self.compareOp(op) {
+                var instruction = Instruction(.compareMixed, comment: comment())
+                instruction.column = column
+                instruction.compare = compare
+                instruction.constant = constant
+                return instruction
+            }
+            guard let stringOp = Self.stringOp(op) else { return nil }
+            var instruction = Instruction(.matchMixedString, comment: comment())
+            instruction.column = column
+            instruction.stringOp = stringOp
+            switch constant {
+            case .null: instruction.constant = .null
+            case .string(let bytes), .data(let bytes): instruction.constant = .data(bytes)
+            default: return nil
+            }
             return instruction
         case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
             guard let stringOp = Self.stringOp(op) else { return nil }

@@ -77,6 +77,8 @@ public final class RowEvaluator {
         case .constants(let values): return values
         case .path(let path): return try items(path, table: table, key: key).map(\.scalar)
         case .count(let path): return [.int(Int64(try items(path, table: table, key: key).count))]
+        case .valueType(let path):
+            return try items(path, table: table, key: key).map { .int(Int64($0.scalar.storedType?.rawValue ?? 0)) }
         case .aggregate(let op, let path):
             let values = try items(path, table: table, key: key).map(\.scalar)
             return [Aggregation.reduce(values, op, type: path.type, decimals: decimals)]

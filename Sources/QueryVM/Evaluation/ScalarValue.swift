@@ -44,7 +44,35 @@ public enum ScalarValue: Hashable, Sendable {
         case COLUMNAR_TYPE_UUID: self = .uuid(withUnsafeBytes(of: value.as.uuid) { Array($0) })
         case COLUMNAR_TYPE_DECIMAL128: self = .decimal128(withUnsafeBytes(of: value.as.decimal128) { Array($0) })
         case COLUMNAR_TYPE_LINK: self = .link(table: linkTarget ?? 0, key: value.as.link)
+        case COLUMNAR_TYPE_MIXED:
+            // The value inside (checked by the engine when it was read); a link names its own table.
+            var inner = columnar_value()
+            guard value.as.bytes.size > 0,
+                  columnar_mixed_decode(value.as.bytes.data, value.as.bytes.size, &inner) == COLUMNAR_OK else {
+                self = .null
+                return
+            }
+            self = inner.type == COLUMNAR_TYPE_LINK ? .link(table: inner.as.typed_link.table, key: inner.as.link)
+                : ScalarValue(inner, linkTarget: nil)
         default: self = .null
+        }
+    }
+
+    /// The value's own type (what a mixed value holding it is tagged with); nil for null.
+    var storedType: columnar_type? {
+        switch self {
+        case .null: return nil
+        case .bool: return COLUMNAR_TYPE_BOOL
+        case .int: return COLUMNAR_TYPE_INT
+        case .float: return COLUMNAR_TYPE_FLOAT
+        case .double: return COLUMNAR_TYPE_DOUBLE
+        case .string: return COLUMNAR_TYPE_STRING
+        case .data: return COLUMNAR_TYPE_BINARY
+        case .timestamp: return COLUMNAR_TYPE_TIMESTAMP
+        case .objectId: return COLUMNAR_TYPE_OBJECTID
+        case .uuid: return COLUMNAR_TYPE_UUID
+        case .decimal128: return COLUMNAR_TYPE_DECIMAL128
+        case .link: return COLUMNAR_TYPE_LINK
         }
     }
 
@@ -80,6 +108,10 @@ struct ScalarComparison {
         switch (lhs, rhs) {
         case (.string(let left), .string(let right)), (.data(let left), .data(let right)):
             return Self.matchBytes(left, op, right, options: options, isString: lhs.isString)
+        // Only a mixed value pairs a string with data: they compare by their bytes, as Realm compares them (and
+        // as the mixed kernels do).
+        case (.string(let left), .data(let right)), (.data(let left), .string(let right)):
+            return Self.matchBytes(left, op, right, options: [], isString: false)
         case (.bool(let left), .bool(let right)):
             return order(left == right ? 0 : (left ? 1 : -1), op)
         case (.timestamp(let ls, let ln), .timestamp(let rs, let rn)):
@@ -92,12 +124,16 @@ struct ScalarComparison {
         case (.decimal128(let left), .decimal128(let right)):
             guard let order = decimals?.compare(left, right) else { return op == .notEqual }
             return self.order(order, op)
-        case (.decimal128(let left), _):
+        // A decimal against another number compares by value; against anything else (only a mixed value can pair
+        // them) the types do not compare.
+        case (.decimal128(let left), .int), (.decimal128(let left), .float), (.decimal128(let left), .double):
             guard let right = decimals?.encode(Self.queryValue(rhs)) else { return op == .notEqual }
             return holds(.decimal128(left), .decimal128(right))
-        case (_, .decimal128(let right)):
+        case (.int, .decimal128(let right)), (.float, .decimal128(let right)), (.double, .decimal128(let right)):
             guard let left = decimals?.encode(Self.queryValue(lhs)) else { return op == .notEqual }
             return holds(.decimal128(left), .decimal128(right))
+        case (.decimal128, _), (_, .decimal128):
+            return op == .notEqual
         default:
             return compareNumbers(lhs, op, rhs)
         }

@@ -109,6 +109,7 @@ extension QueryValue {
         case .uuid: return 9
         case .object: return 10
         case .list: return 11
+        case .decimal128: return 12
         }
     }
 }

@@ -178,6 +178,14 @@ struct PredicateLexer {
             return token(.literal(.uuid(bytes)), from: start)
         case "objkey" where peek() == "(":
             return token(.literal(.object(try lexObjectKey())), from: start)
+        case "decimal128" where peek() == "(":
+            let (contentStart, content) = try lexParenthesizedText()
+            let text = content.trimmingCharacters(in: .whitespaces)
+            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+            else {
+                throw QuerySyntaxError(offset: contentStart, message: "expected a decimal number in decimal128(…), found '\(content)'")
+            }
+            return token(.literal(.decimal128(text)), from: start)
         case "b64" where peek() == "\"" || peek() == "'":
             let textStart = offset
             let text = try lexString()

@@ -92,6 +92,10 @@ public final class QueryExecutor {
         var integers: UnsafeBufferPointer<Int64>?
         /// Rows/RefineRows: the condition; MatchStr: the instruction (for rows the kernel leaves undecided).
         var index = 0
+        /// CmpMixed: the constant as an engine value (its bytes in `bytes`).
+        var mixed = columnar_value()
+        /// CmpMixed: the constant, for the rows the kernel leaves undecided.
+        var scalar: ScalarValue = .null
     }
 
     private func decode(_ instruction: Instruction, at stepIndex: Int) -> DecodedStep {
@@ -115,6 +119,10 @@ public final class QueryExecutor {
             constantBytes.append(copy)
             step.bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<bytes.count])
         default: break
+        }
+        if instruction.opcode == .compareMixed {
+            step.scalar = instruction.constant
+            step.mixed = Self.engineValue(instruction.constant, bytes: step.bytes)
         }
         if instruction.opcode == .inInt {
             let copy = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, instruction.constants.count))
@@ -293,6 +301,18 @@ public final class QueryExecutor {
                 top += 1
                 try matchString(step, view: try view(scan, slot: step.viewSlot), rowCount: rowCount,
                                 into: mask(top))
+            case .compareMixed:
+                top += 1
+                try compareMixed(step, view: try view(scan, slot: step.viewSlot), rowCount: rowCount, into: mask(top))
+            case .mixedType:
+                top += 1
+                try check(columnar_kernel_mixed_type(try view(scan, slot: step.viewSlot), UInt32(step.integer),
+                                                     mask(top)))
+            case .matchMixedString:
+                top += 1
+                let view = try view(scan, slot: step.viewSlot)
+                try check(columnar_kernel_match_mixed_string(view, step.stringOp, step.bytes?.baseAddress,
+                                                             step.bytes?.count ?? 0, step.isNull, 0, mask(top)))
             case .rows:
                 top += 1
                 let condition = program.conditions[step.index]
@@ -350,6 +370,46 @@ public final class QueryExecutor {
                 : .string(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))
             out[row] = compare.holds(text, needleValue) ? 1 : 0
         }
+    }
+
+    /// Runs the mixed kernel, then decides the rows it leaves to Swift (decimals against numbers).
+    private func compareMixed(_ step: DecodedStep, view: UnsafeMutablePointer<columnar_column_view>, rowCount: Int,
+                              into out: UnsafeMutablePointer<UInt8>) throws {
+        var constant = step.mixed
+        try check(columnar_kernel_compare_mixed(view, step.compare, &constant, out))
+        let compare = ScalarComparison(op: Self.comparisonOperator(step.compare), options: [],
+                                       decimals: evaluator.decimals)
+        for row in 0..<rowCount where out[row] == 2 {
+            var data: UnsafeRawPointer?
+            var size = 0
+            var isNull = false
+            try check(columnar_view_get_bytes(view, UInt64(row), &data, &size, &isNull))
+            var stored = columnar_value()
+            stored.type = COLUMNAR_TYPE_MIXED
+            stored.is_null = isNull
+            stored.as.bytes.data = data
+            stored.as.bytes.size = size
+            out[row] = compare.holds(ScalarValue(stored, linkTarget: nil), step.scalar) ? 1 : 0
+        }
+    }
+
+    /// A constant as the engine value the mixed kernel takes; strings and data point at `bytes` (the step's copy).
+    static func engineValue(_ scalar: ScalarValue, bytes: UnsafeRawBufferPointer?) -> columnar_value {
+        var value = columnar_value()
+        switch scalar {
+        case .string, .data:
+            value.type = scalar.storedType!
+            value.as.bytes.data = bytes?.baseAddress
+            value.as.bytes.size = bytes?.count ?? 0
+        case .link(let table, let key):
+            value.type = COLUMNAR_TYPE_LINK
+            value.as.typed_link.key = key
+            value.as.typed_link.table = table
+        default:
+            // Fixed-size values carry their payload in the value itself.
+            _ = try? EngineValue.withValue(scalar) { value = $0 }
+        }
+        return value
     }
 
     // MARK: Index lookups
@@ -434,6 +494,17 @@ public final class QueryExecutor {
         case COLUMNAR_STRING_LE: return .lessThanOrEqual
         case COLUMNAR_STRING_GT: return .greaterThan
         case COLUMNAR_STRING_GE: return .greaterThanOrEqual
+        default: return .equal
+        }
+    }
+
+    static func comparisonOperator(_ op: columnar_compare_op) -> ComparisonOperator {
+        switch op {
+        case COLUMNAR_COMPARE_NE: return .notEqual
+        case COLUMNAR_COMPARE_LT: return .lessThan
+        case COLUMNAR_COMPARE_LE: return .lessThanOrEqual
+        case COLUMNAR_COMPARE_GT: return .greaterThan
+        case COLUMNAR_COMPARE_GE: return .greaterThanOrEqual
         default: return .equal
         }
     }
