@@ -331,6 +331,7 @@ enum DynamicProperties {
         case COLUMNAR_TYPE_UUID: return optional ? visitor.visit(UUID?.self) : visitor.visit(UUID.self)
         case COLUMNAR_TYPE_DECIMAL128:
             return optional ? visitor.visit(Decimal128?.self) : visitor.visit(Decimal128.self)
+        case COLUMNAR_TYPE_MIXED: return visitor.visit(AnyRealmValue.self)
         case COLUMNAR_TYPE_LINK:
             return storage.collection == COLUMNAR_COLLECTION_DICT ? visitor.visit(DynamicObject?.self)
                 : visitor.visit(DynamicObject.self)

@@ -167,7 +167,7 @@ enum DynamicValues {
 
     private static func swiftValue(_ value: columnar_value, core: RealmCore, realm: Realm, table: DynamicTable,
                                    column: columnar_column_info) -> Any? {
-        if value.is_null { return nil }
+        if value.is_null { return value.type == COLUMNAR_TYPE_MIXED ? AnyRealmValue.none : nil }
         if value.type == COLUMNAR_TYPE_LINK {
             guard let target = table.targetTable(column.target_table) else { return nil }
             return DynamicObject.make(core: core, table: target, key: value.as.link)
@@ -188,6 +188,7 @@ enum DynamicValues {
         case COLUMNAR_TYPE_OBJECTID: return ObjectId._read(value, from: realm)
         case COLUMNAR_TYPE_UUID: return UUID._read(value, from: realm)
         case COLUMNAR_TYPE_DECIMAL128: return Decimal128._read(value, from: realm)
+        case COLUMNAR_TYPE_MIXED: return AnyRealmValue._read(value, from: realm)
         default: return nil
         }
     }

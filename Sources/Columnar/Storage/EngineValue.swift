@@ -15,7 +15,7 @@ enum EngineValue {
         // made every NaN property look changed to change notifications), and -0.0 is not 0.0.
         case COLUMNAR_TYPE_FLOAT: return a.as.f.bitPattern == b.as.f.bitPattern
         case COLUMNAR_TYPE_DOUBLE: return a.as.d.bitPattern == b.as.d.bitPattern
-        case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY:
+        case COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_BINARY, COLUMNAR_TYPE_MIXED:
             guard a.as.bytes.size == b.as.bytes.size else { return false }
             return a.as.bytes.size == 0 || memcmp(a.as.bytes.data, b.as.bytes.data, a.as.bytes.size) == 0
         case COLUMNAR_TYPE_TIMESTAMP:
@@ -58,6 +58,7 @@ enum EngineValue {
         case COLUMNAR_TYPE_UUID: return value as? UUID
         case COLUMNAR_TYPE_OBJECTID: return value as? ObjectId
         case COLUMNAR_TYPE_DECIMAL128: return value as? Decimal128
+        case COLUMNAR_TYPE_MIXED: return AnyRealmValue._convert(fromAny: value)
         default: return nil
         }
     }
