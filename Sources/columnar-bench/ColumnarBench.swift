@@ -6,7 +6,8 @@
 // suite's other processes are this program again, run as `columnar-bench commit-worker ...` (CommitWorker.swift).
 // The `notifications` subcommand measures change notifications on their own (NotificationWorkload.swift); its
 // writer process is this program again too, run as `columnar-bench notification-writer ...`. The `maintenance`
-// subcommand measures compaction and copies against SQLite's VACUUM (MaintenanceBench.swift).
+// subcommand measures compaction and copies against SQLite's VACUUM (MaintenanceBench.swift), and `mixed` a scan of an
+// AnyRealmValue column against the same scan of an Int column (MixedScanBench.swift).
 //
 // Each engine gets fresh files and the same seeded data; every answer is checked, so a wrong engine fails the
 // run instead of winning it. See Workload.swift for the workloads and Report.swift for the table.
@@ -51,7 +52,7 @@ struct ColumnarBench: ParsableCommand {
             acknowledged ("lost: 0"). \
             Change notifications are measured by the notifications subcommand (see its --help).
             """,
-        subcommands: [NotificationBench.self, MaintenanceBench.self])
+        subcommands: [NotificationBench.self, MaintenanceBench.self, MixedScanBench.self])
 
     static let defaultObjectCount = 1_000_000
     static let defaultCommitCount = 2_000
@@ -136,6 +137,8 @@ struct ColumnarBench: ParsableCommand {
             NotificationBench.main(Array(arguments.dropFirst()))
         } else if arguments.first == MaintenanceBench.configuration.commandName {
             MaintenanceBench.main(Array(arguments.dropFirst()))
+        } else if arguments.first == MixedScanBench.configuration.commandName {
+            MixedScanBench.main(Array(arguments.dropFirst()))
         } else {
             main(arguments)
         }
