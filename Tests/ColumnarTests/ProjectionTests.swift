@@ -56,7 +56,7 @@ final class ProjectionTests: RealmTestCase {
             for index in 1 ... 5 {
                 realm.create(PJPerson.self, value: [
                     "id": index, "firstName": "first\(index)", "lastName": "last\(index)", "age": 20 + 10 * (index % 3),
-                    "address": PJAddress(value: ["city": "city\(index % 2)", "country": "c"]),
+                    "address": ["city": "city\(index % 2)", "country": "c"],
                 ])
             }
             let one = realm.object(ofType: PJPerson.self, forPrimaryKey: 1)!

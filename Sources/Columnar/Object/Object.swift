@@ -263,12 +263,15 @@ extension ObjectBase: _PersistableInsideOptional {
         fatalError("A link to \(self) must be optional: declare it as '\(self)?'")
     }
 
-    /// A dictionary or array makes a new unmanaged object of the linked class (`Person(value: ["dog": [...]])`).
+    /// A dictionary or array makes a new unmanaged object of the linked class (`Person(value: ["dog": [...]])`),
+    /// embedded objects included (`["address": ["city": "Oslo"]]`).
     public static func _convert(fromAny value: Any) -> Self? {
-        guard value is [String: Any] || value is [Any], let objectType = self as? Object.Type else { return nil }
-        let object = objectType.init()
+        guard value is [String: Any] || value is [Any], self is Object.Type || self is EmbeddedObject.Type else {
+            return nil
+        }
+        let object = self.init()
         ObjectValueAssignment.assign(value, to: object)
-        return object as? Self
+        return object
     }
 
     public static func _read(_ value: columnar_value, from realm: Realm) -> Self {
