@@ -112,6 +112,24 @@ final class MapTests: RealmTestCase {
         }
     }
 
+    /// Map iteration as `(key:, value:)` tuples. The reference's Map page, the contract, documents `makeIterator()`
+    /// yielding `SingleMapEntry` values and `asKeyValueSequence()` yielding `(key: Key, value: Value)` tuples
+    /// (RealmSwift 20 made the tuples the default sequence): a tuple loop goes through `asKeyValueSequence()`.
+    func testTupleIterationIsTheKeyValueSequenceAsTheReferenceDocuments() throws {
+        try withBothKinds { map, kind in
+            map["b"] = 2
+            map["a"] = 1
+            var pairs: [String] = []
+            for (key, value) in map.asKeyValueSequence() { pairs.append("\(key)=\(value)") }
+            XCTAssertEqual(pairs, ["a=1", "b=2"], kind)
+            let tuples: [(key: String, value: Int)] = Array(map.asKeyValueSequence())
+            XCTAssertEqual(tuples.map(\.key), ["a", "b"], kind)
+            var entries: [String] = []
+            for entry in map { entries.append("\(entry.key)=\(entry.value)") }
+            XCTAssertEqual(entries, pairs, kind)
+        }
+    }
+
     func testIterationYieldsEntriesAndIsASnapshot() throws {
         try withBothKinds { map, kind in
             map["x"] = 1
