@@ -64,7 +64,8 @@ public final class QueryExecutor {
         self.viewReady.initialize(repeating: false, count: Self.viewSlotCapacity)
         self.steps = .allocate(capacity: max(0, program.instructions.count - 1))
         for (index, instruction) in program.instructions.dropFirst().enumerated() {
-            steps[index] = decode(instruction, at: index)
+            // Initialized, not assigned: a step holds a constant (reference-counted), and the memory is new.
+            (steps.baseAddress! + index).initialize(to: decode(instruction, at: index))
         }
     }
 
@@ -72,6 +73,7 @@ public final class QueryExecutor {
         masks.deallocate()
         views.deallocate()
         viewReady.deallocate()
+        steps.deinitialize()
         steps.deallocate()
         for bytes in constantBytes { bytes.deallocate() }
         for integers in constantIntegers { integers.deallocate() }
