@@ -134,11 +134,11 @@ int cc_value_to_cell(columnar_txn *txn, const cc_table_schema *table, const cc_c
     columnar_value copy = *value;
     switch (column->type) {
     case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
-        if (column->type == COLUMNAR_TYPE_MIXED && (rc = cc_mixed_check(table, column, value))) return rc;
         if (value->as.bytes.size > COLUMNAR_MAX_VALUE_BYTES)
             return cc_error(COLUMNAR_ETOOBIG, 0, "", "a %zu-byte value for %s.%s exceeds %u bytes",
                             value->as.bytes.size, table->name, column->name, COLUMNAR_MAX_VALUE_BYTES);
         if (value->as.bytes.size && !value->as.bytes.data) return CC_MISUSE("bytes pointer is NULL");
+        if (column->type == COLUMNAR_TYPE_MIXED && (rc = cc_mixed_check(table, column, value))) return rc;
         copy.as.bytes.data = cc_arena_copy(txn, value->as.bytes.data, value->as.bytes.size);
         if (!copy.as.bytes.data) return -ENOMEM;
         break;

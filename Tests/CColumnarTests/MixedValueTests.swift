@@ -493,6 +493,57 @@ final class MixedValueTests: DatabaseTestCase {
 
     // MARK: - Damage
 
+    /// A file whose schema reads type 12 is opened; one whose column has type 13, or a MIXED column without the
+    /// nullable flag or with an index, is refused when it is opened (the schema is checked when it is read).
+    func testSchemasWithMixedColumnsAreCheckedWhenTheFileIsRead() throws {
+        let edits: [(String, (SchemaLayout.Column, String) throws -> Void)] = [
+            ("type 13", { column, path in try FileSurgery.write(path, at: column.typeOffset, [13]) }),
+            ("not nullable", { column, path in
+                let flags = try FileSurgery.read(path, at: column.flagsOffset, count: 1)[0]
+                try FileSurgery.write(path, at: column.flagsOffset, [flags & ~1])
+            }),
+            ("indexed", { column, path in
+                let flags = try FileSurgery.read(path, at: column.flagsOffset, count: 1)[0]
+                try FileSurgery.write(path, at: column.flagsOffset, [flags | 2])
+            }),
+            ("unchanged", { _, _ in }),
+        ]
+        for (index, (what, edit)) in edits.enumerated() {
+            let filePath = directory.file("schema-\(index).columnar")
+            let database = try TestDatabase(path: filePath, durability: COLUMNAR_DURABILITY_UNSAFE)
+            try database.write { txn in
+                let table = try txn.addTable("t")
+                let column = try txn.addColumn(table, "any", COLUMNAR_TYPE_MIXED, collection: COLUMNAR_COLLECTION_LIST,
+                                               nullable: true)
+                let key = try txn.createObject(table)
+                try withMixedCValue(Mixed.bool(true).encoding) { value in
+                    try check(columnar_list_insert(txn.handle, table, key, column, 0, value))
+                }
+            }
+            // Commit once more after a sync, so that the schema node is not in the latest commit record.
+            try database.sync()
+            try database.write { _ in }
+            database.close()
+            let layout = try SchemaLayout.read(filePath)
+            let column = try XCTUnwrap(layout.tables.first?.columns.first { $0.name == "any" })
+            try edit(column, filePath)
+            try FileSurgery.fixChecksum(filePath, ref: layout.ref)
+            do {
+                let reopened = try TestDatabase(path: filePath, flags: [])
+                defer { reopened.close() }
+                XCTAssertEqual(what, "unchanged", "a schema with \(what) was accepted")
+                try reopened.read { txn in
+                    XCTAssertEqual(try txn.columnInfo(0, 0).type, COLUMNAR_TYPE_MIXED)
+                    XCTAssertVerifies(txn)
+                }
+            } catch let error as EngineError {
+                XCTAssertNotEqual(what, "unchanged", "\(error)")
+                XCTAssertEqual(error.code, COLUMNAR_ECORRUPT, "\(what): \(error)")
+                XCTAssertTrue(error.message.contains("schema"), "\(what): \(error)")
+            }
+        }
+    }
+
     func testVerifyReadsAndKernelsReportAStoredValueThatDoesNotDecode() throws {
         let (table, column) = try db.write { txn -> (TableID, ColumnID) in
             let table = try txn.addTable("damaged")
