@@ -185,6 +185,11 @@ int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_com
         return 0;
     }
     uint8_t against_null = cc_non_null_row_against_null(op);
+    /* Ints and doubles against an int constant, the commonest mixed comparisons, skip the general decode: any 8
+     * bytes after an INT or DOUBLE tag are a valid value, so such a row needs no other check. The outcomes of the
+     * three orders are computed once. */
+    bool int_constant = !wanted.is_null && wanted.type == COLUMNAR_TYPE_INT;
+    uint8_t if_less = cc_order_result(op, -1), if_equal = cc_order_result(op, 0), if_greater = cc_order_result(op, 1);
     mixed_block block;
     for (uint64_t from = 0; from < rows; from += MIXED_BLOCK_ROWS) {
         int rc = read_block(view, from, &block);
@@ -194,6 +199,20 @@ int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_com
             if (block.nulls[i]) {
                 *out = null_row;
                 continue;
+            }
+            if (int_constant && block.sizes[i] == 9) {
+                if (block.data[i][0] == COLUMNAR_TYPE_INT) {
+                    int64_t row;
+                    memcpy(&row, block.data[i] + 1, 8);
+                    *out = row < wanted.as.i ? if_less : row > wanted.as.i ? if_greater : if_equal;
+                    continue;
+                }
+                if (block.data[i][0] == COLUMNAR_TYPE_DOUBLE) {   /* any 8 bytes are a double too */
+                    double row;
+                    memcpy(&row, block.data[i] + 1, 8);
+                    *out = relation_result(op, reversed(compare_int_double(wanted.as.i, row)));
+                    continue;
+                }
             }
             columnar_value value;
             if ((rc = decode_row(&block, i, &value))) return rc;

@@ -153,9 +153,9 @@ final class QueryBuilderTests: XCTestCase {
         assertPerson("id == oid(0123456789abcdef01234567)", realm: "(id == %@)", id) { $0.id == id }
         let picture = Data([1, 2, 255])
         assertPerson("picture == B64\"AQL/\"", realm: "(picture == %@)", picture) { $0.picture == picture }
-        // Decimal128 constants travel as their exact text (QueryConstant.swift).
+        // Decimal128 constants travel as their exact text, marked as a decimal (QueryConstant.swift).
         let salary = Decimal128(stringLiteral: "1234.5678901234567890123456789")
-        assertPerson("salary == \"1234.5678901234567890123456789\"", realm: "(salary == %@)", salary) {
+        assertPerson("salary == decimal128(1234.5678901234567890123456789)", realm: "(salary == %@)", salary) {
             $0.salary == salary
         }
     }
@@ -193,7 +193,7 @@ final class QueryBuilderTests: XCTestCase {
         assertPerson("age <= 3", realm: "(age <= %@)", 3) { $0.age <= 3 }
         assertPerson("optionalAge > 3", realm: "(optionalAge > %@)", 3) { $0.optionalAge > 3 }
         assertPerson("weight < 80.5", realm: "(weight < %@)", 80.5) { $0.weight < 80.5 }
-        assertPerson("salary >= \"10\"", realm: "(salary >= %@)", Decimal128(10)) { $0.salary >= 10 }
+        assertPerson("salary >= decimal128(10)", realm: "(salary >= %@)", Decimal128(10)) { $0.salary >= 10 }
         let date = Date(timeIntervalSince1970: 1_000)
         assertPerson("birthday < T1000:0", realm: "(birthday < %@)", date) { $0.birthday < date }
         assertPerson("name > \"m\"", realm: "(name > %@)", "m") { $0.name > "m" }
@@ -506,7 +506,7 @@ final class QueryBuilderTests: XCTestCase {
         XCTAssertEqual(try PredicateParser.parse("id == %@", arguments: [id]).description,
                        "id == oid(00112233445566778899aabb)")
         XCTAssertEqual(try PredicateParser.parse("salary == %@", arguments: [Decimal128(2.5)]).description,
-                       "salary == \"2.5\"")
+                       "salary == decimal128(2.5)")
         XCTAssertEqual(try PredicateParser.parse("level == %@", arguments: [QBLevel.high.rawValue]).description,
                        "level == 3")
     }

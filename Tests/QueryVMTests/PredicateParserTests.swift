@@ -190,6 +190,10 @@ final class PredicateParserTests: XCTestCase {
             canonical("u == uuid(3B241101-E2BB-4255-8CAF-4136C566A962)"),
             "u == uuid(3b241101-e2bb-4255-8caf-4136c566a962)")
         XCTAssertEqual(canonical("blob == B64\"aGVsbG8=\""), "blob == B64\"aGVsbG8=\"")
+        XCTAssertEqual(canonical("price == decimal128( -1.50E+3 )"), "price == decimal128(-1.50E+3)")
+        XCTAssertThrowsError(try PredicateParser.parse("price == decimal128(1;2)")) { error in
+            XCTAssertTrue("\(error)".contains("expected a decimal number in decimal128(…)"), "\(error)")
+        }
         let predicate = try PredicateParser.parse("blob == B64'aGVsbG8='")
         guard case .comparison(let comparison) = predicate.kind else { return XCTFail("\(predicate)") }
         XCTAssertEqual(comparison.rhs.kind, .constant(.data(Array("hello".utf8)), argumentIndex: nil))
@@ -201,6 +205,7 @@ final class PredicateParserTests: XCTestCase {
             "SUBQUERY(toys, $t, $t.price > 5 AND $t.name CONTAINS[cd] 'x').@count > 1",
             "map['k'] == oid(507f1f77bcf86cd799439011) || u IN {uuid(3B241101-E2BB-4255-8CAF-4136C566A962), nil}",
             "NONE tags.@allKeys ENDSWITH 'z' && blob != B64\"AAE=\"",
+            "price >= decimal128(0.1) AND value.@type IN {'int', 'numeric'}",
         ]
         for format in formats {
             let text = try PredicateParser.parse(format).description
@@ -237,6 +242,7 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertEqual(canonical("ANY prices.@allKeys == 'eur'"), "ANY prices.@allKeys == \"eur\"")
         XCTAssertEqual(canonical("ANY prices.@allValues > 2"), "ANY prices.@allValues > 2")
         XCTAssertEqual(canonical("@count > 0"), "@count > 0")
+        XCTAssertEqual(canonical("value.@TYPE == 'string'"), "value.@type == \"string\"")
     }
 
     func testMapSubscripts() {

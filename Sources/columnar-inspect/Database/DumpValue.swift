@@ -3,7 +3,9 @@
 // Formats: integers, links (the target's object key) and bools as themselves; floats and doubles in Swift's
 // shortest round-trip form ("inf", "-inf" and "nan" as JSON strings); strings as text (invalid UTF-8 repaired);
 // binary data, object ids and decimal128 bit patterns as lower-case hex; UUIDs in 8-4-4-4-12 form; timestamps as
-// ISO 8601 in UTC with nanoseconds; lists and sets as JSON arrays and dictionaries as JSON objects.
+// ISO 8601 in UTC with nanoseconds; lists and sets as JSON arrays and dictionaries as JSON objects. A mixed value
+// is shown as the value it holds; an object in a mixed value (which names its table) as `table:key`, in JSON
+// `{"table":T,"key":K}`.
 
 import CColumnar
 
@@ -20,6 +22,8 @@ enum DumpValue {
     case uuid([UInt8])
     case decimal128([UInt8])
     case link(Int64)
+    /// An object in a mixed value: its table and key.
+    case typedLink(table: UInt32, key: Int64)
     case list([DumpValue])
     case dictionary([(key: String, value: DumpValue)])
 
@@ -46,6 +50,15 @@ enum DumpValue {
         case COLUMNAR_TYPE_UUID: self = .uuid(bytes(payload.uuid))
         case COLUMNAR_TYPE_DECIMAL128: self = .decimal128(bytes(payload.decimal128))
         case COLUMNAR_TYPE_LINK: self = .link(payload.link)
+        case COLUMNAR_TYPE_MIXED:
+            // The engine checked the encoding when it read it; one that does not decode is shown as its bytes.
+            var inner = columnar_value()
+            if payload.bytes.size > 0, columnar_mixed_decode(payload.bytes.data, payload.bytes.size, &inner) == 0 {
+                self = inner.type == COLUMNAR_TYPE_LINK
+                    ? .typedLink(table: inner.as.typed_link.table, key: inner.as.typed_link.key) : DumpValue(inner)
+            } else {
+                self = .binary(Array(UnsafeRawBufferPointer(start: payload.bytes.data, count: payload.bytes.size)))
+            }
         default: self = .null
         }
     }
@@ -55,6 +68,7 @@ enum DumpValue {
         switch self {
         case .null: return "null"
         case .int(let value), .link(let value): return String(value)
+        case .typedLink(let table, let key): return "{\"table\":\(table),\"key\":\(key)}"
         case .bool(let value): return value ? "true" : "false"
         case .float(let value): return value.isFinite ? "\(value)" : DumpValue.quoted(text)
         case .double(let value): return value.isFinite ? "\(value)" : DumpValue.quoted(text)
@@ -70,6 +84,7 @@ enum DumpValue {
         switch self {
         case .null: return "null"
         case .int(let value), .link(let value): return String(value)
+        case .typedLink(let table, let key): return "\(table):\(key)"
         case .bool(let value): return value ? "true" : "false"
         case .float(let value): return "\(value)"
         case .double(let value): return "\(value)"
