@@ -622,6 +622,88 @@ final class QueryDifferentialTests: XCTestCase {
 
     // MARK: Collections
 
+    /// The mixed property (`QDItemRecord.mixed`: null and every scalar type, by item): comparisons with constants
+    /// of every type, taken from the items' own values, through the mixed kernels (`mixed op %@`) and object by
+    /// object through linking objects (`ANY items.mixed op %@` on owners), and `@type` tests, each against
+    /// `MixedReference` (AnyRealmValueTests.swift), the plain statement of Realm's rules for mixed values.
+    func testMixedComparisonsSelectWhatThePlainSwiftRulesSelect() throws {
+        let fixture = try self.fixture()
+        var generator = SeededGenerator(seed: SeededGenerator.hash(fixture.seed, 11))
+        let records = fixture.mirror.items
+        let values = records.map(\.mixed)
+        var mismatches = 0
+        let items = fixture.realm.objects(QDItem.self)
+        let owners = fixture.realm.objects(QDOwner.self)
+        let itemsOfOwner = Dictionary(grouping: records.indices.filter { records[$0].owner != nil },
+                                      by: { records[$0].owner! })
+        for number in 0 ..< 240 {
+            // A constant of a random type: mostly a value some item holds, so that equality finds matches.
+            let record = records[Int.random(in: 0 ..< records.count, using: &generator)]
+            let constant: AnyRealmValue
+            switch Int.random(in: 0 ..< 4, using: &generator) {
+            case 0: constant = values[Int.random(in: 0 ..< values.count, using: &generator)]
+            case 1: constant = .int(record.int)
+            case 2: constant = .string(record.string.string)
+            default: constant = record.mixed
+            }
+            let op = MixedReference.Op.allCases.randomElement(using: &generator)!
+            let argument: Any = constant == .none ? NSNull() : constant
+            let expected = values.indices.filter { MixedReference.holds(values[$0], op, constant) }
+            let actual = fixture.indices(items.filter("mixed \(op.rawValue) %@", argument))
+            if actual != expected {
+                mismatches += 1
+                let differing = Set(actual).symmetricDifference(expected).sorted().prefix(5).map { values[$0] }
+                XCTFail("mixed query #\(number): mixed \(op.rawValue) \(constant) selected \(actual.count), expected "
+                        + "\(expected.count); differing values \(differing)\n\(fixture.replayNote)")
+            }
+            guard number % 4 == 0 else { continue }
+            let expectedOwners = fixture.mirror.owners.indices.filter { owner in
+                (itemsOfOwner[owner] ?? []).contains { MixedReference.holds(values[$0], op, constant) }
+            }
+            let actualOwners = fixture.indices(owners.filter("ANY items.mixed \(op.rawValue) %@", argument))
+            if actualOwners != expectedOwners {
+                mismatches += 1
+                XCTFail("mixed query #\(number): ANY items.mixed \(op.rawValue) \(constant) selected \(actualOwners.count) "
+                        + "owners, expected \(expectedOwners.count)\n\(fixture.replayNote)")
+            }
+        }
+        let typeNames: [(String, (AnyRealmValue) -> Bool)] = [
+            ("null", { $0 == .none }), ("numeric", { [.int, .float, .double, .decimal128].contains(Self.kind($0)) }),
+            ("string", { Self.kind($0) == .string }), ("binary", { Self.kind($0) == .data }),
+            ("date", { Self.kind($0) == .date }), ("decimal", { Self.kind($0) == .decimal128 }),
+        ]
+        for (name, test) in typeNames {
+            let expected = values.indices.filter { test(values[$0]) }
+            let actual = fixture.indices(items.filter("mixed.@type == %@", name))
+            if actual != expected {
+                mismatches += 1
+                XCTFail("mixed.@type == \(name) selected \(actual.count), expected \(expected.count)")
+            }
+        }
+        XCTAssertEqual(mismatches, 0, fixture.replayNote)
+        print("QueryDifferentialTests: 240 mixed comparisons (60 also through linking objects) and "
+              + "\(typeNames.count) @type tests, \(mismatches) mismatches")
+    }
+
+    private enum MixedKind { case none, bool, int, float, double, string, data, date, objectId, decimal128, uuid, other }
+
+    private static func kind(_ value: AnyRealmValue) -> MixedKind {
+        switch value {
+        case .none: return .none
+        case .bool: return .bool
+        case .int: return .int
+        case .float: return .float
+        case .double: return .double
+        case .string: return .string
+        case .data: return .data
+        case .date: return .date
+        case .objectId: return .objectId
+        case .decimal128: return .decimal128
+        case .uuid: return .uuid
+        default: return .other
+        }
+    }
+
     func testFiltersOnListsAndLinkingObjectsSelectWhatThePlainSwiftEvaluatorSelects() throws {
         let fixture = try self.fixture()
         var generator = SeededGenerator(seed: SeededGenerator.hash(fixture.seed, 5))

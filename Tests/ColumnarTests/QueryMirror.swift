@@ -402,6 +402,26 @@ struct QDItemRecord {
     var stringSet: [MirrorText]
     /// Unique keys.
     var scores: [(key: String, value: Int?)]
+
+    /// The mixed property: one of the record's own values, its type chosen by the id (null, each scalar type, and
+    /// the optionals' nulls), so that comparisons across types meet every pairing.
+    var mixed: AnyRealmValue {
+        switch id % 13 {
+        case 0: return .none
+        case 1: return .bool(bool)
+        case 2: return .int(int)
+        case 3: return .int(Int(int64))
+        case 4: return .float(float)
+        case 5: return .double(double)
+        case 6: return .string(string.string)
+        case 7: return .data(Data(data))
+        case 8: return .date(Date(timeIntervalSince1970: date))
+        case 9: return .objectId(QDMirror.objectId(objectId))
+        case 10: return .uuid(QDMirror.uuid(uuid))
+        case 11: return .decimal128(decimal)
+        default: return optDouble.map(AnyRealmValue.double) ?? .none
+        }
+    }
 }
 
 /// One QDOwner, as plain values.
@@ -651,6 +671,7 @@ final class QDMirror {
                 item.optUUID = record.optUUID.map(Self.uuid)
                 item.optDecimal = record.optDecimal
                 item.owner = record.owner.map { ownerObjects[$0] }
+                item.mixed = record.mixed
                 item.friends.append(objectsIn: record.friends.map { ownerObjects[$0] })
                 item.ints.append(objectsIn: record.ints)
                 item.doubles.append(objectsIn: record.doubles)

@@ -57,6 +57,8 @@ final class QDItem: Object {
 
     @Persisted var owner: QDOwner?
     @Persisted var friends: List<QDOwner>
+    /// One of the item's own values, of a type that changes from item to item (QDItemRecord.mixed).
+    @Persisted var mixed: AnyRealmValue
 
     @Persisted var ints: List<Int>
     @Persisted var doubles: List<Double>
