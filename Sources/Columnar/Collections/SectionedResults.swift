@@ -125,6 +125,19 @@ public struct ResultsSection<Key: _Persistable & Hashable, Element: RealmCollect
     }
 }
 
+extension Results {
+    /// The results sorted by `sortDescriptors`, the first of which must sort by `name` (the property path
+    /// `keyPath` reads), and divided into one section per value of the key path.
+    func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, named name: String,
+                                                 sortDescriptors: [SortDescriptor]) -> SectionedResults<Key, Element> {
+        guard let first = sortDescriptors.first, first.keyPath == name else {
+            fatalError("The section key path '\(name)' must be the key path of the first sort descriptor, so that "
+                       + "each section's elements are together")
+        }
+        return SectionedResults(results: sorted(by: sortDescriptors), sectionKey: { $0[keyPath: keyPath] })
+    }
+}
+
 extension Results where Element: ObjectBase {
     /// The results sorted by a key path and divided into one section per value of it.
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
@@ -137,12 +150,7 @@ extension Results where Element: ObjectBase {
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>,
                                                         sortDescriptors: [SortDescriptor])
         -> SectionedResults<Key, Element> {
-        let name = _name(for: keyPath)
-        guard let first = sortDescriptors.first, first.keyPath == name else {
-            fatalError("The section key path '\(name)' must be the key path of the first sort descriptor, so that "
-                       + "each section's elements are together")
-        }
-        return SectionedResults(results: sorted(by: sortDescriptors), sectionKey: { $0[keyPath: keyPath] })
+        sectioned(by: keyPath, named: _name(for: keyPath), sortDescriptors: sortDescriptors)
     }
 
     /// The results sorted by `sortDescriptors` and divided into one section per key `keyBlock` gives an element

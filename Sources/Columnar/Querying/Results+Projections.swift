@@ -47,12 +47,7 @@ extension Results where Element: ProjectionObservable {
     public func sectioned<Key: _Persistable & Hashable>(by keyPath: KeyPath<Element, Key>,
                                                         sortDescriptors: [SortDescriptor])
         -> SectionedResults<Key, Element> {
-        let name = rootPath(keyPath)
-        guard let first = sortDescriptors.first, first.keyPath == name else {
-            fatalError("The section key path '\(name)' must be the key path of the first sort descriptor, so that "
-                       + "each section's elements are together")
-        }
-        return SectionedResults(results: sorted(by: sortDescriptors), sectionKey: { $0[keyPath: keyPath] })
+        sectioned(by: keyPath, named: rootPath(keyPath), sortDescriptors: sortDescriptors)
     }
 
     /// The results sorted by `sortDescriptors` and divided into one section per key `keyBlock` gives a projection.

@@ -192,9 +192,6 @@ extension AnyRealmValue: _Persistable {
         case .list, .dictionary:
             fatalError("Columnar: storing a nested List or Map in an AnyRealmValue is not supported yet")
         case .object(let object):
-            guard !(object is EmbeddedObject) else {
-                fatalError("Columnar: an embedded object cannot be stored in an AnyRealmValue")
-            }
             let key = try realm.core.managedKey(of: object)
             var inner = columnar_value()
             inner.type = COLUMNAR_TYPE_LINK
