@@ -50,12 +50,12 @@ powercut:
 		--dir "$${TMPDIR:-/tmp}"
 
 # Readers and writers together, change notifications delivered across threads, queues and processes, the write log
-# read while a writer appends, deletion and compaction racing an opener, and copies taken while a writer commits,
-# under ThreadSanitizer.
+# read while a writer appends, deletion and compaction racing an opener, copies taken while a writer commits, and
+# projections observed on queues and actors, under ThreadSanitizer.
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests"
+		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests|ProjectionTests"
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with
