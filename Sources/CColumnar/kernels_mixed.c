@@ -216,7 +216,10 @@ int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_com
             }
             columnar_value value;
             if ((rc = decode_row(&block, i, &value))) return rc;
-            *out = wanted.is_null ? against_null : relation_result(op, compare_mixed(&value, &wanted));
+            /* A link whose object was deleted reads as null, which only the caller can tell: against null or a
+             * link, a link row is the caller's. */
+            if (value.type == COLUMNAR_TYPE_LINK && (wanted.is_null || wanted.type == COLUMNAR_TYPE_LINK)) *out = 2;
+            else *out = wanted.is_null ? against_null : relation_result(op, compare_mixed(&value, &wanted));
         }
     }
     return 0;
@@ -229,6 +232,8 @@ int columnar_kernel_mixed_type(const columnar_column_view *view, uint32_t type_m
         return CC_MISUSE("columnar_kernel_mixed_type: not a MIXED view");
     }
     uint8_t null_row = type_mask & 1u;
+    /* A link row is the caller's when the mask tells null from LINK: a link whose object was deleted is null. */
+    uint8_t link_row = ((type_mask >> COLUMNAR_TYPE_LINK) & 1u) == null_row ? null_row : 2;
     if (view->all_default) {
         memset(out_mask, null_row, rows);
         return 0;
@@ -241,7 +246,8 @@ int columnar_kernel_mixed_type(const columnar_column_view *view, uint32_t type_m
             columnar_value value;
             if (block.nulls[i]) out_mask[from + i] = null_row;
             else if ((rc = decode_row(&block, i, &value))) return rc;
-            else out_mask[from + i] = (uint8_t)((type_mask >> value.type) & 1u);
+            else out_mask[from + i] = value.type == COLUMNAR_TYPE_LINK ? link_row
+                                                                       : (uint8_t)((type_mask >> value.type) & 1u);
         }
     }
     return 0;

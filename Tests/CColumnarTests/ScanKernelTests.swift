@@ -234,23 +234,6 @@ final class ScanKernelTests: DatabaseTestCase {
 
     // MARK: - Scanning
 
-    /// A scan's clusters: calls `body` with the open scan, the cluster and its keys, in key order.
-    private func forEachScannedCluster(_ txn: Transaction, _ table: TableID,
-                                       _ body: (OpaquePointer, columnar_cluster, [ObjectKey]) throws -> Void) throws {
-        var scan: OpaquePointer?
-        try check(columnar_scan_open(txn.handle, table, &scan), "columnar_scan_open")
-        defer { columnar_scan_close(scan) }
-        while true {
-            var cluster = columnar_cluster()
-            let rc = columnar_scan_next(scan, &cluster)
-            if rc == COLUMNAR_ENOTFOUND { break }
-            try check(rc, "columnar_scan_next")
-            var keyArray = cluster.keys
-            let keys = (0..<cluster.row_count).map { columnar_array_get_int(&keyArray, $0) }
-            try body(scan!, cluster, keys)
-        }
-    }
-
     private func view(_ scan: OpaquePointer, _ column: ColumnID) throws -> columnar_column_view {
         var view = columnar_column_view()
         try check(columnar_scan_column(scan, column, &view), "columnar_scan_column \(column)")
@@ -473,7 +456,7 @@ final class ScanKernelTests: DatabaseTestCase {
                               line: UInt = #line) throws -> Coverage {
         let runner = KernelRunner()
         var scannedKeys: [ObjectKey] = []
-        try forEachScannedCluster(txn, table) { scan, cluster, keys in
+        try txn.forEachScannedCluster(table) { scan, cluster, keys in
             let rows = Int(cluster.row_count)
             XCTAssertLessThanOrEqual(rows, Self.maxRows, file: file, line: line)
             runner.coverage.rows += rows
@@ -881,7 +864,7 @@ final class ScanKernelTests: DatabaseTestCase {
         let aggregated = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_TIMESTAMP]
         for column in columns where aggregated.contains(column.type) {
             var aggregate = columnar_aggregate()
-            try forEachScannedCluster(txn, table) { scan, _, _ in
+            try txn.forEachScannedCluster(table) { scan, _, _ in
                 var view = try self.view(scan, column.id)
                 XCTAssertTrue(view.all_default)
                 columnar_kernel_aggregate(&view, nil, &aggregate)
@@ -949,7 +932,7 @@ final class ScanKernelTests: DatabaseTestCase {
                 columnar_kernel_aggregate_select(&view, mask, wanted, &aggregate)
             }
         }
-        try forEachScannedCluster(txn, table) { scan, _, _ in
+        try txn.forEachScannedCluster(table) { scan, _, _ in
             var view = try self.view(scan, column)
             if let filter {
                 try mask.withUnsafeMutableBufferPointer { try filter(scan, $0.baseAddress!) }
@@ -1060,7 +1043,7 @@ final class ScanKernelTests: DatabaseTestCase {
             XCTAssertEqual(result.minmax_count, 0, "NaN is skipped by min and max")
             var empty = columnar_aggregate()
             var mask = [UInt8](repeating: 0, count: Self.maxRows)
-            try forEachScannedCluster(txn, table) { scan, _, _ in
+            try txn.forEachScannedCluster(table) { scan, _, _ in
                 var view = try self.view(scan, value)
                 columnar_kernel_aggregate(&view, &mask, &empty)
             }
@@ -1406,7 +1389,7 @@ final class ScanKernelTests: DatabaseTestCase {
                 var result: [[UInt8]: UInt8] = [:]
                 try db.read { txn in
                     var mask = [UInt8](repeating: 0, count: Self.maxRows)
-                    try forEachScannedCluster(txn, table) { scan, _, keys in
+                    try txn.forEachScannedCluster(table) { scan, _, keys in
                         var view = try self.view(scan, column)
                         XCTAssertEqual(view.values.encoding == COLUMNAR_ENCODING_SHORT_STRINGS, !includeLong)
                         let bytes = Array(pattern.utf8)
@@ -1527,7 +1510,7 @@ final class ScanKernelTests: DatabaseTestCase {
                                _ type: columnar_type, file: StaticString = #filePath, line: UInt = #line) throws {
         var expected: [ObjectKey] = []
         var mask = [UInt8](repeating: 0, count: Self.maxRows)
-        try forEachScannedCluster(txn, table) { scan, _, keys in
+        try txn.forEachScannedCluster(table) { scan, _, keys in
             var view = try self.view(scan, column)
             switch target {
             case .null: columnar_kernel_is_null(&view, &mask)
@@ -1579,7 +1562,7 @@ final class ScanKernelTests: DatabaseTestCase {
             var sizes: [Int] = []
             var mask = [UInt8](repeating: 0, count: maxRows)
             var matches = 0
-            try forEachScannedCluster(txn, table) { scan, cluster, _ in
+            try txn.forEachScannedCluster(table) { scan, cluster, _ in
                 sizes.append(Int(cluster.row_count))
                 var view = try self.view(scan, column)
                 columnar_kernel_compare_int(&view, COLUMNAR_COMPARE_EQ, 3, false, &mask)
@@ -1621,7 +1604,7 @@ final class ScanKernelTests: DatabaseTestCase {
         let empty = try db.write { try $0.addTable("empty") }
         try db.read { txn in
             var clusters = 0
-            try forEachScannedCluster(txn, empty) { _, _, _ in clusters += 1 }
+            try txn.forEachScannedCluster(empty) { _, _, _ in clusters += 1 }
             XCTAssertEqual(clusters, 0)
         }
     }
@@ -1666,7 +1649,7 @@ final class ScanKernelTests: DatabaseTestCase {
         // Where the nodes are: the committed clusters (from a scan) and the tree's root (from the file's header).
         var clusterRefs: [UInt64] = []
         try db.read { txn in
-            try forEachScannedCluster(txn, table) { _, cluster, _ in clusterRefs.append(cluster.ref) }
+            try txn.forEachScannedCluster(table) { _, cluster, _ in clusterRefs.append(cluster.ref) }
         }
         db.close()
         let original = Array(try Data(contentsOf: URL(fileURLWithPath: path)))

@@ -707,3 +707,22 @@ public func fixedString<T>(_ tuple: inout T) -> String {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension Transaction {
+    /// A scan of `table`'s clusters: calls `body` with the open scan, the cluster and its keys, in key order.
+    public func forEachScannedCluster(_ table: TableID,
+                                      _ body: (OpaquePointer, columnar_cluster, [ObjectKey]) throws -> Void) throws {
+        var scan: OpaquePointer?
+        try check(columnar_scan_open(handle, table, &scan), "columnar_scan_open")
+        defer { columnar_scan_close(scan) }
+        while true {
+            var cluster = columnar_cluster()
+            let rc = columnar_scan_next(scan, &cluster)
+            if rc == COLUMNAR_ENOTFOUND { break }
+            try check(rc, "columnar_scan_next")
+            var keyArray = cluster.keys
+            let keys = (0..<cluster.row_count).map { columnar_array_get_int(&keyArray, $0) }
+            try body(scan!, cluster, keys)
+        }
+    }
+}

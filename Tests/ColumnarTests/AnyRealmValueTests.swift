@@ -123,9 +123,18 @@ final class AnyRealmValueTests: RealmTestCase {
         }
         let item = try XCTUnwrap(realm.object(ofType: MixedItem.self, forPrimaryKey: 1))
         XCTAssertNotNil(item.value.object(MixedTarget.self))
+        let items = realm.objects(MixedItem.self)
+        XCTAssertEqual(items.filter("value == nil").count, 0)
         try realm.write { realm.delete(realm.objects(MixedTarget.self)) }
         XCTAssertEqual(item.value, AnyRealmValue.none)
         XCTAssertEqual(Array(item.values), [AnyRealmValue.none])
+        // Queries see what readers see, through the kernels and object by object.
+        XCTAssertEqual(items.filter("value == nil").count, 1)
+        XCTAssertEqual(items.filter("value != nil").count, 0)
+        XCTAssertEqual(items.filter("value.@type == 'null'").count, 1)
+        XCTAssertEqual(items.filter("value.@type == 'object'").count, 0)
+        XCTAssertEqual(items.filter("ANY values == nil").count, 1)
+        XCTAssertEqual(items.filter("ANY values.@type == 'object'").count, 0)
         try realm.write { realm.create(MixedTarget.self, value: ["id": 2]) }
         XCTAssertEqual(item.value, AnyRealmValue.none, "a new object never takes the deleted one's key")
     }

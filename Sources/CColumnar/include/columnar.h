@@ -718,14 +718,16 @@ void columnar_kernel_is_null(const columnar_column_view *view, uint8_t *out_mask
 /** MIXED rows against `constant`, a value of type INT ... LINK (LINK with `as.typed_link`), or null
  *  (`constant->is_null`). Writes 0 or 1 per row, or 2 for a row the kernel leaves to the caller: one where a
  *  DECIMAL128 would have to be compared with a number (the row's value or the constant; the engine does not
- *  interpret decimals). Returns 0, COLUMNAR_ECORRUPT (a row's encoding does not decode; the mask is then partly
+ *  interpret decimals), and a LINK row compared with null or with a link (the engine does not follow links in
+ *  mixed values, so a link whose object was deleted, which readers take as null, is the caller's to tell). Returns 0, COLUMNAR_ECORRUPT (a row's encoding does not decode; the mask is then partly
  *  written) or COLUMNAR_EMISUSE (not a MIXED view, an unknown operator, a MIXED or unknown constant type, a STRING
  *  or BINARY constant with a NULL pointer and a non-zero size; the mask is then all zero). A DECIMAL128 against a
  *  value that is not a number (or against null) is decided: they do not compare. */
 int columnar_kernel_compare_mixed(const columnar_column_view *view, columnar_compare_op op,
                                   const columnar_value *constant, uint8_t *out_mask);
 /** 1 where the row's type is in `type_mask`: bit (1u << t) for columnar_type t, bit 0 for null rows (`@type`
- *  queries). Returns 0, COLUMNAR_ECORRUPT or COLUMNAR_EMISUSE (not a MIXED view). */
+ *  queries); 2 for a LINK row when the mask has one of the LINK and null bits but not the other (a link whose
+ *  object was deleted is null: the caller tells). Returns 0, COLUMNAR_ECORRUPT or COLUMNAR_EMISUSE (not a MIXED view). */
 int columnar_kernel_mixed_type(const columnar_column_view *view, uint32_t type_mask, uint8_t *out_mask);
 
 /** String and binary matching. */

@@ -171,7 +171,17 @@ public final class RowEvaluator {
         if type == COLUMNAR_TYPE_LINK, let target {
             return value.is_null ? .value(.null) : .object(target, value.as.link)
         }
+        if type == COLUMNAR_TYPE_MIXED { return .value(mixedValue(value)) }
         return .value(ScalarValue(value, linkTarget: target))
+    }
+
+    /// A mixed value as queries compare it: a link whose object was deleted (or whose class was removed) is null,
+    /// as readers see it (the engine does not follow links in mixed values; keys are never reused).
+    func mixedValue(_ value: columnar_value) -> ScalarValue {
+        let scalar = ScalarValue(value, linkTarget: nil)
+        guard case .link(let table, let key) = scalar else { return scalar }
+        var exists = false
+        return columnar_obj_exists(transaction, table, key, &exists) == 0 && exists ? scalar : .null
     }
 
     private func check(_ rc: Int32) throws {

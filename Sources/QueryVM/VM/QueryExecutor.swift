@@ -308,8 +308,7 @@ public final class QueryExecutor {
                 try compareMixed(step, view: try view(scan, slot: step.viewSlot), rowCount: rowCount, into: mask(top))
             case .mixedType:
                 top += 1
-                try check(columnar_kernel_mixed_type(try view(scan, slot: step.viewSlot), UInt32(step.integer),
-                                                     mask(top)))
+                try mixedType(step, view: try view(scan, slot: step.viewSlot), rowCount: rowCount, into: mask(top))
             case .matchMixedString:
                 top += 1
                 let view = try view(scan, slot: step.viewSlot)
@@ -374,7 +373,8 @@ public final class QueryExecutor {
         }
     }
 
-    /// Runs the mixed kernel, then decides the rows it leaves to Swift (decimals against numbers).
+    /// Runs the mixed kernel, then decides the rows it leaves to Swift (decimals against numbers, links against
+    /// null or a link).
     private func compareMixed(_ step: DecodedStep, view: UnsafeMutablePointer<columnar_column_view>, rowCount: Int,
                               into out: UnsafeMutablePointer<UInt8>) throws {
         var constant = step.mixed
@@ -382,17 +382,32 @@ public final class QueryExecutor {
         let compare = ScalarComparison(op: Self.comparisonOperator(step.compare), options: [],
                                        decimals: evaluator.decimals)
         for row in 0..<rowCount where out[row] == 2 {
-            var data: UnsafeRawPointer?
-            var size = 0
-            var isNull = false
-            try check(columnar_view_get_bytes(view, UInt64(row), &data, &size, &isNull))
-            var stored = columnar_value()
-            stored.type = COLUMNAR_TYPE_MIXED
-            stored.is_null = isNull
-            stored.as.bytes.data = data
-            stored.as.bytes.size = size
-            out[row] = compare.holds(ScalarValue(stored, linkTarget: nil), step.scalar) ? 1 : 0
+            out[row] = compare.holds(try mixedRow(view, row), step.scalar) ? 1 : 0
         }
+    }
+
+    /// Runs the `@type` kernel, then decides the link rows it leaves to Swift (a link to a deleted object is null).
+    private func mixedType(_ step: DecodedStep, view: UnsafeMutablePointer<columnar_column_view>, rowCount: Int,
+                           into out: UnsafeMutablePointer<UInt8>) throws {
+        try check(columnar_kernel_mixed_type(view, UInt32(step.integer), out))
+        for row in 0..<rowCount where out[row] == 2 {
+            let type = try mixedRow(view, row).storedType?.rawValue ?? 0
+            out[row] = UInt8((step.integer >> Int64(type)) & 1)
+        }
+    }
+
+    /// A row of a mixed view as the row evaluator reads it (a link to a deleted object as null).
+    private func mixedRow(_ view: UnsafeMutablePointer<columnar_column_view>, _ row: Int) throws -> ScalarValue {
+        var data: UnsafeRawPointer?
+        var size = 0
+        var isNull = false
+        try check(columnar_view_get_bytes(view, UInt64(row), &data, &size, &isNull))
+        var stored = columnar_value()
+        stored.type = COLUMNAR_TYPE_MIXED
+        stored.is_null = isNull
+        stored.as.bytes.data = data
+        stored.as.bytes.size = size
+        return evaluator.mixedValue(stored)
     }
 
     /// A constant as the engine value the mixed kernel takes; strings and data point at `bytes` (the step's copy).
