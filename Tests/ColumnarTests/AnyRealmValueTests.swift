@@ -306,6 +306,35 @@ enum MixedReference {
         }
     }
 
+    /// The sort order: null, then NaN, then by kind (bools, numbers, strings and data, dates, ObjectIds, UUIDs,
+    /// objects), then by value within the kind; -1, 0 or 1.
+    static func sortOrder(_ a: AnyRealmValue, _ b: AnyRealmValue) -> Int {
+        func rank(_ value: AnyRealmValue) -> Int {
+            switch value {
+            case .none: return 0
+            case .float(let v) where v.isNaN: return 1
+            case .double(let v) where v.isNaN: return 1
+            case .decimal128(let v) where v.isNaN: return 1
+            case .bool: return 2
+            case .int, .float, .double, .decimal128: return 3
+            case .string, .data: return 4
+            case .date: return 5
+            case .objectId: return 6
+            case .uuid: return 7
+            default: return 8
+            }
+        }
+        let ra = rank(a), rb = rank(b)
+        if ra != rb { return ra < rb ? -1 : 1 }
+        if ra <= 1 { return 0 }
+        if case .object(let x) = a, case .object(let y) = b {
+            let (i, j) = ((x as! MixedTarget).id, (y as! MixedTarget).id)
+            return i < j ? -1 : (i == j ? 0 : 1)
+        }
+        if case .some(.some(let sign)) = order(a, b) { return sign }
+        return 0
+    }
+
     /// `*` any run of bytes, `?` one UTF-8 character.
     private static func like(_ text: ArraySlice<UInt8>, _ pattern: ArraySlice<UInt8>) -> Bool {
         guard let first = pattern.first else { return text.isEmpty }
@@ -474,6 +503,52 @@ final class AnyRealmValueQueryTests: RealmTestCase {
         }
     }
 
+    /// Sorting by a mixed property (ascending and descending, by name and by key path, the first elements alone)
+    /// and sorting a list of mixed values, against `MixedReference.sortOrder` with ties in their previous order.
+    func testSortingByAMixedPropertyOrdersByKindThenValue() throws {
+        let realm = try openRealm()
+        let targets = try realm.write { (0 ..< 3).map { realm.create(MixedTarget.self, value: ["id": $0]) } }
+        var pool = Self.pool(targets)
+        var generator = SeededGenerator.fromEnvironment()
+        pool.shuffle(using: &generator)
+        try realm.write {
+            for (id, value) in pool.enumerated() { realm.create(MixedItem.self, value: ["id": id, "value": value]) }
+            realm.create(MixedItem.self, value: ["id": pool.count, "values": pool])
+        }
+        func expected(ascending: Bool) -> [Int] {
+            pool.indices.sorted { left, right in
+                let sign = MixedReference.sortOrder(pool[left], pool[right]) * (ascending ? 1 : -1)
+                return sign != 0 ? sign < 0 : left < right
+            }
+        }
+        let items = realm.objects(MixedItem.self).filter("id < %@", pool.count)
+        for ascending in [true, false] {
+            let wanted = expected(ascending: ascending)
+            XCTAssertEqual(items.sorted(byKeyPath: "value", ascending: ascending).map(\.id), wanted,
+                           "ascending \(ascending), seed \(generator.seed)")
+            XCTAssertEqual(items.sorted(by: \.value, ascending: ascending).map(\.id), wanted)
+            XCTAssertEqual(items.sorted(byKeyPath: "value", ascending: ascending).first?.id, wanted.first)
+            XCTAssertEqual(Array(items.sorted(byKeyPath: "value", ascending: ascending).prefix(5)).map(\.id),
+                           Array(wanted.prefix(5)))
+            let list = try XCTUnwrap(realm.object(ofType: MixedItem.self, forPrimaryKey: pool.count)).values
+            XCTAssertEqual(Array(list.sorted(ascending: ascending)).map { pool.firstIndex(of: $0) ?? -1 }.count,
+                           pool.count)
+            XCTAssertEqual(Array(list.sorted(ascending: ascending)).map { "\($0)" },
+                           wanted.map { "\(pool[$0])" }, "list, ascending \(ascending)")
+        }
+    }
+
+    /// Distinct keeps one object per value, where values of different cases are different (`1` and `1.0`).
+    func testDistinctMixedValuesAreDistinctCasesAndPayloads() throws {
+        let realm = try openRealm()
+        let values: [AnyRealmValue] = [.int(1), .double(1), .int(1), .string("a"), .data(Data("a".utf8)), .none,
+                                       .none, .double(.nan), .double(.nan)]
+        try realm.write {
+            for (id, value) in values.enumerated() { realm.create(MixedItem.self, value: ["id": id, "value": value]) }
+        }
+        XCTAssertEqual(realm.objects(MixedItem.self).distinct(by: ["value"]).map(\.id), [0, 1, 3, 4, 5, 7])
+    }
+
     func testTypedQueriesCompareMixedValues() throws {
         let realm = try openRealm()
         try realm.write {
@@ -514,10 +589,6 @@ final class AnyRealmValueMisuseTests: RealmTestCase, DeathCaseTable {
                     realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromDictionary(["a": .int(1)])])
                 }
             },
-            "sort by mixed": {
-                let realm = try self.openRealm()
-                _ = realm.objects(MixedItem.self).sorted(byKeyPath: "value").count
-            },
         ]
     }
 
@@ -528,6 +599,5 @@ final class AnyRealmValueMisuseTests: RealmTestCase, DeathCaseTable {
     func testWhatIsNotSupportedYetStopsWithAMessageNamingIt() {
         assertStops("nested list", "storing a nested List or Map in an AnyRealmValue is not supported yet")
         assertStops("nested dictionary", "storing a nested List or Map in an AnyRealmValue is not supported yet")
-        assertStops("sort by mixed", "its type mixed is not supported")
     }
 }

@@ -296,3 +296,6 @@ extension AnyRealmValue: QueryArgumentConvertible {
         }
     }
 }
+
+/// Mixed values sort, by kind and then by value (docs/QueryVM.md, "Sorting"), as in RealmSwift.
+extension AnyRealmValue: SortableType {}

@@ -81,10 +81,11 @@ extension TypeChecker {
         let accepted: [columnar_type]
         let numbers = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_DECIMAL128]
         switch use {
-        case .sort: accepted = numbers + [COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING]
+        case .sort: accepted = numbers + [COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING,
+                                          COLUMNAR_TYPE_MIXED]
         case .distinct: accepted = numbers + [COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING,
                                              COLUMNAR_TYPE_BINARY, COLUMNAR_TYPE_OBJECTID, COLUMNAR_TYPE_UUID,
-                                             COLUMNAR_TYPE_LINK]
+                                             COLUMNAR_TYPE_LINK, COLUMNAR_TYPE_MIXED]
         case .minMax: accepted = numbers + [COLUMNAR_TYPE_TIMESTAMP]
         case .sumAverage: accepted = numbers
         }

@@ -6,7 +6,8 @@
 // Ties keep the objects' previous order (the sort is stable), so sorting
 // by several keys, or sorting sorted results again, behaves as users expect. Order: null first, then (numbers) NaN,
 // then ascending values; strings and data by their bytes (Unicode scalar order for UTF-8); false before true;
-// dates by time. Descending reverses all of it.
+// dates by time. Mixed values sort by kind first (bools, numbers, strings and data, dates, ObjectIds, UUIDs,
+// objects), then within a kind by value, numbers of every type by value. Descending reverses all of it.
 
 import CColumnar
 import Foundation
@@ -47,15 +48,46 @@ enum SortColumn {
         return leftCount == rightCount ? 0 : (leftCount < rightCount ? -1 : 1)
     }
 
+    /// The kind a value sorts under among values of other kinds: bools, numbers, strings and data, dates, ObjectIds,
+    /// UUIDs, objects (null and NaN come first, before any kind).
+    static func sortKind(_ value: ScalarValue) -> Int {
+        switch value {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .float, .double, .decimal128: return 2
+        case .string, .data: return 3
+        case .timestamp: return 4
+        case .objectId: return 5
+        case .uuid: return 6
+        case .link: return 7
+        }
+    }
+
     static func compareValues(_ left: ScalarValue, _ right: ScalarValue, decimals: QueryDecimalSupport?) -> Int {
         if left.isNull || right.isNull { return left.isNull == right.isNull ? 0 : (left.isNull ? -1 : 1) }
         // NaN (a Decimal128 one too) sorts after null and before every number, as for doubles: a comparison that
         // called it equal to everything would not be an order, and the sort's result would be arbitrary.
         let leftNaN = left.isNaN(decimals: decimals), rightNaN = right.isNaN(decimals: decimals)
         if leftNaN || rightNaN { return leftNaN == rightNaN ? 0 : (leftNaN ? -1 : 1) }
+        // Values of different kinds (only a mixed column holds them) sort by kind.
+        let leftKind = sortKind(left), rightKind = sortKind(right)
+        if leftKind != rightKind { return leftKind < rightKind ? -1 : 1 }
         switch (left, right) {
-        case (.string(let l), .string(let r)), (.data(let l), .data(let r)):
+        case (.string(let l), .string(let r)), (.data(let l), .data(let r)), (.string(let l), .data(let r)),
+             (.data(let l), .string(let r)):
             return ScalarComparison.compareBytes(l, r)
+        case (.link(let lt, let lk), .link(let rt, let rk)):
+            return lt != rt ? (lt < rt ? -1 : 1) : (lk < rk ? -1 : (lk == rk ? 0 : 1))
+        case (.int(let l), .float), (.int(let l), .double):
+            return ScalarComparison.compare(l, right.numericDouble(decimals: nil)!) ?? 0
+        case (.float, .int(let r)), (.double, .int(let r)):
+            return -(ScalarComparison.compare(r, left.numericDouble(decimals: nil)!) ?? 0)
+        case (.decimal128(let l), .int), (.decimal128(let l), .float), (.decimal128(let l), .double):
+            guard let r = decimals?.encode(ScalarComparison.queryValue(right)) else { return 0 }
+            return decimals?.compare(l, r) ?? 0
+        case (.int, .decimal128(let r)), (.float, .decimal128(let r)), (.double, .decimal128(let r)):
+            guard let l = decimals?.encode(ScalarComparison.queryValue(left)) else { return 0 }
+            return decimals?.compare(l, r) ?? 0
         case (.bool(let l), .bool(let r)): return l == r ? 0 : (l ? 1 : -1)
         case (.int(let l), .int(let r)): return l < r ? -1 : (l == r ? 0 : 1)
         case (.timestamp(let ls, let ln), .timestamp(let rs, let rn)):
@@ -364,7 +396,8 @@ extension QueryExecutor {
                         let key = columnar_array_get_int(cluster.keys, UInt64(row))
                         var value = columnar_value()
                         try check(columnar_obj_get(transaction, program.table, key, column, &value))
-                        values[index].append(ScalarValue(value, linkTarget: nil))
+                        values[index].append(type == COLUMNAR_TYPE_MIXED ? evaluator.mixedValue(value)
+                                             : ScalarValue(value, linkTarget: nil))
                     }
                 }
             }
