@@ -816,16 +816,6 @@ final class MixedValueTests: DatabaseTestCase {
         }
     }
 
-    private static let compareOps: [columnar_compare_op] = [
-        COLUMNAR_COMPARE_EQ, COLUMNAR_COMPARE_NE, COLUMNAR_COMPARE_LT, COLUMNAR_COMPARE_LE, COLUMNAR_COMPARE_GT,
-        COLUMNAR_COMPARE_GE,
-    ]
-    private static let stringOps: [columnar_string_op] = [
-        COLUMNAR_STRING_EQ, COLUMNAR_STRING_NE, COLUMNAR_STRING_BEGINS_WITH, COLUMNAR_STRING_ENDS_WITH,
-        COLUMNAR_STRING_CONTAINS, COLUMNAR_STRING_LIKE, COLUMNAR_STRING_LT, COLUMNAR_STRING_LE, COLUMNAR_STRING_GT,
-        COLUMNAR_STRING_GE,
-    ]
-
     /// Counts mismatches between kernels and the reference, keeping the first few descriptions.
     private final class Mismatches {
         var count = 0
@@ -867,7 +857,7 @@ final class MixedValueTests: DatabaseTestCase {
                 }
                 // The all-null late column needs only a few constants and needles to show its null rules.
                 for constant in column == late ? Array(constants.prefix(3)) : constants {
-                    for op in Self.compareOps {
+                    for op in KernelOperators.compare {
                         let rc = constant.withCValue { columnar_kernel_compare_mixed(&view, op, $0, &mask) }
                         try check(rc, "columnar_kernel_compare_mixed")
                         compare("compare op \(op.rawValue) with \(constant)") { Self.expectedCompare(op, row: $0, constant: constant) }
@@ -880,7 +870,7 @@ final class MixedValueTests: DatabaseTestCase {
                     compare("type mask \(String(typeMask, radix: 2))") { Self.expectedType($0, mask: typeMask) }
                 }
                 for needle in (column == late ? Array(needles.prefix(1)) : needles).map({ Optional($0) }) + [nil] {
-                    for op in Self.stringOps {
+                    for op in KernelOperators.string {
                         for foldCase in [false, true] {
                             let flags = foldCase ? UInt32(COLUMNAR_STRING_FOLD_ASCII_CASE) : 0
                             let rc: Int32

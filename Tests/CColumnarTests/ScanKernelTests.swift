@@ -244,17 +244,6 @@ final class ScanKernelTests: DatabaseTestCase {
 
     // MARK: - The Swift reference
 
-    private static let compareOps: [columnar_compare_op] = [
-        COLUMNAR_COMPARE_EQ, COLUMNAR_COMPARE_NE, COLUMNAR_COMPARE_LT, COLUMNAR_COMPARE_LE, COLUMNAR_COMPARE_GT,
-        COLUMNAR_COMPARE_GE,
-    ]
-
-    private static let stringOps: [columnar_string_op] = [
-        COLUMNAR_STRING_EQ, COLUMNAR_STRING_NE, COLUMNAR_STRING_BEGINS_WITH, COLUMNAR_STRING_ENDS_WITH,
-        COLUMNAR_STRING_CONTAINS, COLUMNAR_STRING_LIKE, COLUMNAR_STRING_LT, COLUMNAR_STRING_LE, COLUMNAR_STRING_GT,
-        COLUMNAR_STRING_GE,
-    ]
-
     /// How a row's value relates to the constant; nil when either is null.
     private enum Order { case less, equal, greater, unordered }
 
@@ -521,7 +510,7 @@ final class ScanKernelTests: DatabaseTestCase {
         for _ in 0..<4 { constants.append(ints.randomElement(using: &generator)!.flatMap { $0 } ?? 3) }
         constants.append(Int64(bitPattern: generator.next()))
         for constant in constants {
-            for op in Self.compareOps {
+            for op in KernelOperators.compare {
                 let expected = ints.map { value -> UInt8 in
                     Self.expected(op, value.flatMap { v in constant.map { Self.order(v, $0) } },
                                   rowIsNull: value == nil, constantIsNull: constant == nil)
@@ -564,7 +553,7 @@ final class ScanKernelTests: DatabaseTestCase {
         var constants: [Double?] = [nil, 0, -0.0, .nan, .infinity, -.infinity, 0.1, 1.5]
         for _ in 0..<3 { constants.append(doubles.randomElement(using: &generator)!.flatMap { $0 } ?? 2) }
         for constant in constants {
-            for op in Self.compareOps {
+            for op in KernelOperators.compare {
                 let expected = doubles.map { value -> UInt8 in
                     Self.expected(op, value.flatMap { v in constant.map { Self.order(v, $0) } },
                                   rowIsNull: value == nil, constantIsNull: constant == nil)
@@ -599,7 +588,7 @@ final class ScanKernelTests: DatabaseTestCase {
             }
         }
         for constant in constants {
-            for op in Self.compareOps {
+            for op in KernelOperators.compare {
                 let expected = stamps.map { value -> UInt8 in
                     let order = value.flatMap { v in
                         constant.map { v.0 != $0.0 ? Self.order(v.0, $0.0) : Self.order(v.1, $0.1) }
@@ -632,7 +621,7 @@ final class ScanKernelTests: DatabaseTestCase {
         constants.append(Array(pools.ids.randomElement(using: &generator)!.prefix(width)))
         constants.append(Self.randomBytes(width, generator: &generator))
         for constant in constants {
-            for op in Self.compareOps {
+            for op in KernelOperators.compare {
                 let ordering = op != COLUMNAR_COMPARE_EQ && op != COLUMNAR_COMPARE_NE
                 let expected = ids.map { value -> UInt8 in
                     if ordering && c.column.type == COLUMNAR_TYPE_DECIMAL128 { return 0 }
@@ -693,7 +682,7 @@ final class ScanKernelTests: DatabaseTestCase {
         for needle in needles {
             let shown = needle.map { String(decoding: $0, as: UTF8.self).debugDescription } ?? "null"
             // Binary values need not be UTF-8, where LIKE's characters are undefined.
-            for op in Self.stringOps where isString || op != COLUMNAR_STRING_LIKE {
+            for op in KernelOperators.string where isString || op != COLUMNAR_STRING_LIKE {
                 for fold in [false, true] {
                     let expected = texts.map { Self.expectedString(op, row: $0, needle: needle, fold: fold) }
                     let flags: UInt32 = fold ? UInt32(COLUMNAR_STRING_FOLD_ASCII_CASE) : 0

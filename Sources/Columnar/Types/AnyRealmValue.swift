@@ -184,9 +184,10 @@ extension AnyRealmValue: _Persistable {
     }
 
     public func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
-        var value = Self.makeValue(COLUMNAR_TYPE_MIXED)
+        let payload: any _Persistable
         switch self {
         case .none:
+            var value = Self.makeValue(COLUMNAR_TYPE_MIXED)
             value.is_null = true
             return try body(&value)
         case .list, .dictionary:
@@ -197,30 +198,31 @@ extension AnyRealmValue: _Persistable {
             inner.type = COLUMNAR_TYPE_LINK
             inner.as.typed_link.key = key
             inner.as.typed_link.table = object._location!.binding.table
-            return try Self.encoded(inner, into: &value, body)
-        case .int(let int): return try Int64(int)._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .bool(let bool): return try bool._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .float(let float): return try float._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .double(let double): return try double._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .string(let string): return try string._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .data(let data): return try data._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .date(let date): return try date._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .objectId(let id): return try id._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .decimal128(let decimal):
-            return try decimal._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
-        case .uuid(let uuid): return try uuid._withValue(in: realm) { try Self.encoded($0, into: &value, body) }
+            return try Self.encoded(&inner, body)
+        case .int(let int): payload = Int64(int)
+        case .bool(let bool): payload = bool
+        case .float(let float): payload = float
+        case .double(let double): payload = double
+        case .string(let string): payload = string
+        case .data(let data): payload = data
+        case .date(let date): payload = date
+        case .objectId(let id): payload = id
+        case .decimal128(let decimal): payload = decimal
+        case .uuid(let uuid): payload = uuid
         }
+        return try payload._withValue(in: realm) { try Self.encoded(&$0, body) }
     }
 
-    /// Calls `body` with `mixed` holding the encoding of `inner`.
-    private static func encoded<R>(_ inner: columnar_value, into mixed: inout columnar_value,
-                                   _ body: (inout columnar_value) throws -> R) throws -> R {
-        var inner = inner
-        var size = 0
-        _ = columnar_mixed_encode(&inner, nil, 0, &size)
-        var buffer = [UInt8](repeating: 0, count: max(size, 1))
-        return try buffer.withUnsafeMutableBytes { bytes in
+    /// Calls `body` with a mixed engine value holding the encoding of `inner`, encoded once into a buffer of the
+    /// exact size (on the stack for all but long strings and data).
+    private static func encoded<R>(_ inner: inout columnar_value, _ body: (inout columnar_value) throws -> R)
+        throws -> R {
+        let isBytes = inner.type == COLUMNAR_TYPE_STRING || inner.type == COLUMNAR_TYPE_BINARY
+        let capacity = isBytes ? 1 + inner.as.bytes.size : Int(COLUMNAR_MIXED_FIXED_BYTES)
+        return try withUnsafeTemporaryAllocation(byteCount: capacity, alignment: 1) { bytes in
+            var size = 0
             try Engine.check(columnar_mixed_encode(&inner, bytes.baseAddress, bytes.count, &size))
+            var mixed = makeValue(COLUMNAR_TYPE_MIXED)
             mixed.as.bytes.data = UnsafeRawPointer(bytes.baseAddress)
             mixed.as.bytes.size = size
             return try body(&mixed)

@@ -431,14 +431,7 @@ private struct Checker {
         case (COLUMNAR_TYPE_STRING, .string(let text)): return .string(Array(text.utf8))
         case (COLUMNAR_TYPE_BINARY, .data(let bytes)): return .data(bytes)
         case (COLUMNAR_TYPE_BINARY, .string(let text)): return .data(Array(text.utf8))
-        case (COLUMNAR_TYPE_TIMESTAMP, .timestamp(let time)):
-            // Query timestamps before 1970 give the nanoseconds the sign of the seconds (RealmSwift's Timestamp),
-            // but stored ones have nanoseconds 0 ... 999,999,999 (columnar.h), and the kernels, the row evaluator
-            // and index lookups compare seconds, then nanoseconds: normalize, or -1.25 s would not equal itself.
-            if time.nanoseconds < 0 {
-                return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
-            }
-            return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+        case (COLUMNAR_TYPE_TIMESTAMP, .timestamp(let time)): return Self.stored(time)
         case (COLUMNAR_TYPE_OBJECTID, .objectId(let bytes)): return .objectId(bytes)
         case (COLUMNAR_TYPE_OBJECTID, .string(let text)):
             guard let bytes = QueryValue.bytes(fromHex: text), bytes.count == 12 else { throw mismatch() }
@@ -456,6 +449,17 @@ private struct Checker {
         }
     }
 
+    /// A query timestamp as stored ones are. Query timestamps before 1970 give the nanoseconds the sign of the
+    /// seconds (RealmSwift's Timestamp), but stored ones have nanoseconds 0 ... 999,999,999 (columnar.h), and the
+    /// kernels, the row evaluator and index lookups compare seconds, then nanoseconds: normalized, or -1.25 s would
+    /// not equal itself.
+    static func stored(_ time: QueryTimestamp) -> ScalarValue {
+        if time.nanoseconds < 0 {
+            return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
+        }
+        return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+    }
+
     /// A constant compared with a mixed value: the value as its own type (a mixed value holds any of them).
     func mixedConstant(_ value: QueryValue, at range: SourceRange) throws -> ScalarValue {
         switch value {
@@ -466,11 +470,7 @@ private struct Checker {
         case .double(let double): return .double(double)
         case .string(let text): return .string(Array(text.utf8))
         case .data(let bytes): return .data(bytes)
-        case .timestamp(let time):
-            if time.nanoseconds < 0 {
-                return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
-            }
-            return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+        case .timestamp(let time): return Self.stored(time)
         case .objectId(let bytes): return .objectId(bytes)
         case .uuid(let bytes): return .uuid(bytes)
         case .decimal128:

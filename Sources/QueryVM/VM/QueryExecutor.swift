@@ -64,7 +64,6 @@ public final class QueryExecutor {
         self.viewReady.initialize(repeating: false, count: Self.viewSlotCapacity)
         self.steps = .allocate(capacity: max(0, program.instructions.count - 1))
         for (index, instruction) in program.instructions.dropFirst().enumerated() {
-            // Initialized, not assigned: a step holds a constant (reference-counted), and the memory is new.
             (steps.baseAddress! + index).initialize(to: decode(instruction, at: index))
         }
     }
@@ -92,12 +91,11 @@ public final class QueryExecutor {
         var flag = false
         var bytes: UnsafeRawBufferPointer?
         var integers: UnsafeBufferPointer<Int64>?
-        /// Rows/RefineRows: the condition; MatchStr: the instruction (for rows the kernel leaves undecided).
+        /// Rows/RefineRows: the condition; MatchStr, CmpMixed: the instruction (for rows the kernel leaves
+        /// undecided).
         var index = 0
         /// CmpMixed: the constant as an engine value (its bytes in `bytes`).
         var mixed = columnar_value()
-        /// CmpMixed: the constant, for the rows the kernel leaves undecided.
-        var scalar: ScalarValue = .null
     }
 
     private func decode(_ instruction: Instruction, at stepIndex: Int) -> DecodedStep {
@@ -106,7 +104,8 @@ public final class QueryExecutor {
         step.compare = instruction.compare
         step.stringOp = instruction.stringOp
         step.flag = instruction.opcode == .matchString ? instruction.foldCase : instruction.flag
-        step.index = instruction.opcode == .matchString ? stepIndex : instruction.condition
+        step.index = instruction.opcode == .matchString || instruction.opcode == .compareMixed ? stepIndex
+            : instruction.condition
         switch instruction.constant {
         case .null: step.isNull = true
         case .int(let value): step.integer = value
@@ -122,10 +121,7 @@ public final class QueryExecutor {
             step.bytes = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(copy)[0..<bytes.count])
         default: break
         }
-        if instruction.opcode == .compareMixed {
-            step.scalar = instruction.constant
-            step.mixed = Self.engineValue(instruction.constant, bytes: step.bytes)
-        }
+        if instruction.opcode == .compareMixed { step.mixed = Self.engineValue(instruction.constant, bytes: step.bytes) }
         if instruction.opcode == .inInt {
             let copy = UnsafeMutableBufferPointer<Int64>.allocate(capacity: max(1, instruction.constants.count))
             _ = copy.initialize(from: instruction.constants)
@@ -381,8 +377,9 @@ public final class QueryExecutor {
         try check(columnar_kernel_compare_mixed(view, step.compare, &constant, out))
         let compare = ScalarComparison(op: Self.comparisonOperator(step.compare), options: [],
                                        decimals: evaluator.decimals)
+        let instruction = program.instructions[step.index + 1]
         for row in 0..<rowCount where out[row] == 2 {
-            out[row] = compare.holds(try mixedRow(view, row), step.scalar) ? 1 : 0
+            out[row] = compare.holds(try mixedRow(view, row), instruction.constant) ? 1 : 0
         }
     }
 
