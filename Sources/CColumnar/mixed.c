@@ -5,7 +5,8 @@
  * (STRING and BINARY: any size up to COLUMNAR_MAX_VALUE_BYTES - 1). Multi-byte fields are little-endian, as
  * everything in the file is; the engine refuses to build on big-endian hosts (format.h), so they are copied as
  * they lie. Decoding checks everything a reader relies on: the tag, the payload size, a bool being 0 or 1,
- * nanoseconds in 0 ... 999,999,999 and a link key that is a possible object key (not negative).
+ * nanoseconds in 0 ... 999,999,999 and a link key that is a possible object key (not negative). A nested list or
+ * dictionary (tags COLUMNAR_MIXED_LIST and _DICTIONARY) is checked whole, element by element, to a bounded depth.
  */
 #include "mixed.h"
 
@@ -84,11 +85,91 @@ int columnar_mixed_encode(const columnar_value *value, void *out, size_t capacit
     return 0;
 }
 
+/* ---------------------------------------------------------------------------------------------------------- */
+/* Nested collections                                                                                           */
+/* ---------------------------------------------------------------------------------------------------------- */
+
+static uint32_t read_u32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static const char *unpack_at_depth(const uint8_t *data, size_t size, columnar_value *out, unsigned depth);
+
+/* Checks a sized field at payload[*pos ...]: a u32 size and that many bytes, all inside `size`. */
+static const char *take_sized(const uint8_t *payload, size_t size, size_t *pos, const uint8_t **field,
+                              uint32_t *field_size) {
+    if (size - *pos < 4) return "a nested collection that ends inside a size field";
+    *field_size = read_u32(payload + *pos);
+    *pos += 4;
+    if (size - *pos < *field_size) return "a nested element or key that runs past the end of its collection";
+    *field = payload + *pos;
+    *pos += *field_size;
+    return NULL;
+}
+
+/* Checks a nested element: size 0 is null, anything else a mixed encoding one level deeper. */
+static const char *check_element(const uint8_t *field, uint32_t field_size, unsigned depth) {
+    return field_size ? unpack_at_depth(field, field_size, NULL, depth + 1) : NULL;
+}
+
+/* Checks the payload of a LIST or DICTIONARY encoding (columnar.h, "Nested collections"): every field inside the
+ * payload, every element a valid encoding, the keys of a dictionary strictly ascending bytewise, nothing left
+ * over. Each element or entry takes at least 4 bytes, so a damaged count cannot make this loop longer than the
+ * payload allows. */
+static const char *check_collection(uint8_t tag, const uint8_t *payload, size_t size, unsigned depth) {
+    if (depth >= COLUMNAR_MIXED_MAX_DEPTH) return "collections nested deeper than COLUMNAR_MIXED_MAX_DEPTH";
+    if (size < 4) return "a nested collection without its count";
+    uint32_t count = read_u32(payload);
+    size_t pos = 4;
+    const uint8_t *previous_key = NULL;
+    uint32_t previous_key_size = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *field;
+        uint32_t field_size;
+        const char *problem;
+        if (tag == COLUMNAR_MIXED_DICTIONARY) {
+            if ((problem = take_sized(payload, size, &pos, &field, &field_size))) return problem;
+            if (previous_key) {
+                uint32_t common = previous_key_size < field_size ? previous_key_size : field_size;
+                int c = common ? memcmp(previous_key, field, common) : 0;
+                if (c > 0 || (c == 0 && previous_key_size >= field_size))
+                    return "dictionary keys that are not in strictly ascending order";
+            }
+            previous_key = field;
+            previous_key_size = field_size;
+        }
+        if ((problem = take_sized(payload, size, &pos, &field, &field_size))) return problem;
+        if ((problem = check_element(field, field_size, depth))) return problem;
+    }
+    if (pos != size) return "bytes left over after the last element of a nested collection";
+    return NULL;
+}
+
+static bool is_collection_tag(uint8_t tag) { return tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY; }
+
 const char *cc_mixed_unpack(const uint8_t *data, size_t size, columnar_value *out) {
+    return unpack_at_depth(data, size, out, 0);
+}
+
+static const char *unpack_at_depth(const uint8_t *data, size_t size, columnar_value *out, unsigned depth) {
     if (size == 0 || !data) return "an empty encoding (no tag byte)";
     uint8_t tag = data[0];
     const uint8_t *payload = data + 1;
     size_t payload_bytes = size - 1;
+    if (is_collection_tag(tag)) {
+        if (payload_bytes > COLUMNAR_MAX_VALUE_BYTES - 1) return "a nested collection larger than a value may be";
+        const char *problem = check_collection(tag, payload, payload_bytes, depth);
+        if (problem) return problem;
+        if (out) {
+            memset(out, 0, sizeof *out);
+            out->type = (columnar_type)tag;
+            out->as.bytes.data = payload;
+            out->as.bytes.size = payload_bytes;
+        }
+        return NULL;
+    }
     if (!is_bytes_tag(tag)) {
         int expected = fixed_payload_bytes(tag);
         if (expected < 0) return "an unknown type tag";
@@ -137,4 +218,54 @@ int columnar_mixed_decode(const void *data, size_t size, columnar_value *out) {
         return CC_CORRUPT(0, "a %zu-byte mixed value (tag %u) does not decode: %s", size,
                           size ? ((const uint8_t *)data)[0] : 0u, problem);
     return 0;
+}
+
+int columnar_mixed_cursor_init(const columnar_value *collection, columnar_mixed_cursor *cursor, uint32_t *out_count) {
+    if (!collection || !cursor) return CC_MISUSE("columnar_mixed_cursor_init: NULL argument");
+    if (!is_collection_tag((uint8_t)collection->type) || collection->is_null || collection->as.bytes.size < 4)
+        return CC_MISUSE("columnar_mixed_cursor_init: not a decoded nested list or dictionary");
+    const uint8_t *payload = collection->as.bytes.data;
+    cursor->remaining = read_u32(payload);
+    cursor->next = payload + 4;
+    cursor->end = payload + collection->as.bytes.size;
+    cursor->dictionary = collection->type == (columnar_type)COLUMNAR_MIXED_DICTIONARY;
+    if (out_count) *out_count = cursor->remaining;
+    return 0;
+}
+
+/* The walk trusts the layout: columnar_mixed_decode checked it before handing the collection out. The bounds are
+ * still compared, so a cursor made from bytes that were not decoded stops instead of reading past them. */
+static bool cursor_field(columnar_mixed_cursor *cursor, const uint8_t **field, uint32_t *size) {
+    if ((size_t)(cursor->end - cursor->next) < 4) return false;
+    *size = read_u32(cursor->next);
+    cursor->next += 4;
+    if ((size_t)(cursor->end - cursor->next) < *size) return false;
+    *field = cursor->next;
+    cursor->next += *size;
+    return true;
+}
+
+bool columnar_mixed_cursor_next(columnar_mixed_cursor *cursor, columnar_value *out_key, columnar_value *out_element) {
+    if (!cursor || cursor->remaining == 0) return false;
+    const uint8_t *field;
+    uint32_t size;
+    if (cursor->dictionary) {
+        if (!cursor_field(cursor, &field, &size)) return false;
+        if (out_key) {
+            memset(out_key, 0, sizeof *out_key);
+            out_key->type = COLUMNAR_TYPE_STRING;
+            out_key->as.bytes.data = field;
+            out_key->as.bytes.size = size;
+        }
+    }
+    if (!cursor_field(cursor, &field, &size)) return false;
+    cursor->remaining--;
+    if (out_element) {
+        memset(out_element, 0, sizeof *out_element);
+        out_element->type = COLUMNAR_TYPE_MIXED;
+        out_element->is_null = size == 0;
+        out_element->as.bytes.data = size ? field : NULL;
+        out_element->as.bytes.size = size;
+    }
+    return true;
 }

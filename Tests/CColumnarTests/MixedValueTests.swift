@@ -284,6 +284,132 @@ final class MixedValueTests: DatabaseTestCase {
         XCTAssertEqual(decode([6]).value, .binary([]))
     }
 
+    // MARK: - Nested collections
+
+    private static func le32(_ x: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(x).littleEndian) { Array($0) } }
+
+    /// A nested list's encoding as the header describes it (nil elements are null).
+    private static func nestedList(_ elements: [[UInt8]?]) -> [UInt8] {
+        [UInt8(COLUMNAR_MIXED_LIST)] + le32(elements.count) + elements.flatMap { le32($0?.count ?? 0) + ($0 ?? []) }
+    }
+
+    /// A nested dictionary's encoding as the header describes it, entries in the order given.
+    private static func nestedDictionary(_ entries: [(String, [UInt8]?)]) -> [UInt8] {
+        [UInt8(COLUMNAR_MIXED_DICTIONARY)] + le32(entries.count) + entries.flatMap { key, value in
+            le32(key.utf8.count) + Array(key.utf8) + le32(value?.count ?? 0) + (value ?? [])
+        }
+    }
+
+    /// The elements (and for a dictionary the keys) a cursor walks over in a decoded nested collection.
+    private func walk(_ encoding: [UInt8]) throws -> (tag: Int32, keys: [String], elements: [[UInt8]?]) {
+        try withNonNullBytes(encoding) { pointer, size in
+            var value = columnar_value()
+            try check(columnar_mixed_decode(pointer, size, &value), "columnar_mixed_decode")
+            var cursor = columnar_mixed_cursor()
+            var count: UInt32 = 0
+            try check(columnar_mixed_cursor_init(&value, &cursor, &count), "columnar_mixed_cursor_init")
+            var key = columnar_value()
+            var element = columnar_value()
+            var keys: [String] = []
+            var elements: [[UInt8]?] = []
+            while columnar_mixed_cursor_next(&cursor, &key, &element) {
+                if value.type.rawValue == UInt32(COLUMNAR_MIXED_DICTIONARY) {
+                    keys.append(String(decoding: rawBytes(key.`as`.bytes.data, key.`as`.bytes.size), as: UTF8.self))
+                }
+                elements.append(element.is_null ? nil : Array(rawBytes(element.`as`.bytes.data, element.`as`.bytes.size)))
+            }
+            XCTAssertEqual(elements.count, Int(count))
+            return (Int32(value.type.rawValue), keys, elements)
+        }
+    }
+
+    func testNestedCollectionsDecodeAndWalkAsTheHeaderSays() throws {
+        let five = Mixed.int(5).encoding!
+        let text = Mixed.string(Array("hi".utf8)).encoding!
+        let inner = Self.nestedDictionary([("", five), ("a", nil), ("b", Self.nestedList([])), ("é", text)])
+        let outer = Self.nestedList([five, nil, text, inner])
+        let walked = try walk(outer)
+        XCTAssertEqual(walked.tag, COLUMNAR_MIXED_LIST)
+        XCTAssertEqual(walked.elements, [five, nil, text, inner])
+        let walkedInner = try walk(inner)
+        XCTAssertEqual(walkedInner.tag, COLUMNAR_MIXED_DICTIONARY)
+        XCTAssertEqual(walkedInner.keys, ["", "a", "b", "é"])
+        XCTAssertEqual(walkedInner.elements, [five, nil, Self.nestedList([]), text])
+        // A cursor is for nested collections only.
+        var cursor = columnar_mixed_cursor()
+        XCTAssertEqual(Mixed.int(5).withCValue { columnar_mixed_cursor_init($0, &cursor, nil) }, COLUMNAR_EMISUSE)
+        // Collections nest COLUMNAR_MIXED_MAX_DEPTH levels deep, and no deeper.
+        var deep = Self.nestedList([])
+        for _ in 1..<Int(COLUMNAR_MIXED_MAX_DEPTH) { deep = Self.nestedList([deep]) }
+        XCTAssertEqual(decode(deep).code, COLUMNAR_OK)
+        XCTAssertEqual(decode(Self.nestedList([deep])).code, COLUMNAR_ECORRUPT)
+    }
+
+    func testNestedCollectionsThatDoNotCheckAreRefusedWhereverTheyAreSetOrRead() throws {
+        let five = Mixed.int(5).encoding!
+        let list = Self.nestedList([five, nil])
+        let bad: [(String, [UInt8])] = [
+            ("a list without its count", [UInt8(COLUMNAR_MIXED_LIST), 1, 0]),
+            ("a count larger than the elements", [UInt8(COLUMNAR_MIXED_LIST)] + Self.le32(3) + Array(list.dropFirst(5))),
+            ("a count smaller than the elements", [UInt8(COLUMNAR_MIXED_LIST)] + Self.le32(1) + Array(list.dropFirst(5))),
+            ("an element past the end", Array(list.dropLast())),
+            ("a byte left over", list + [0]),
+            ("an element that does not decode", Self.nestedList([[2, 7]])),
+            ("a nested element that does not decode", Self.nestedList([Self.nestedDictionary([("k", [1, 0])])])),
+            ("keys out of order", Self.nestedDictionary([("b", five), ("a", five)])),
+            ("a key twice", Self.nestedDictionary([("a", five), ("a", five)])),
+            ("a key past the end", [UInt8(COLUMNAR_MIXED_DICTIONARY)] + Self.le32(1) + Self.le32(9) + [97]),
+            ("a count of 2^31 with one element", [UInt8(COLUMNAR_MIXED_LIST)] + Self.le32(1 << 31) + Self.le32(0)),
+        ]
+        for (what, bytes) in bad { XCTAssertEqual(decode(bytes).code, COLUMNAR_ECORRUPT, what) }
+        let (table, column, key) = try db.write { txn -> (TableID, ColumnID, ObjectKey) in
+            let t = try makeMixedTable(txn)
+            let key = try txn.createObject(t.table)
+            try setMixed(txn, t.table, key, t.single, list)
+            for (what, bytes) in bad {
+                try withMixedCValue(bytes) { value in
+                    XCTAssertEqual(columnar_obj_set(txn.handle, t.table, key, t.single, value), COLUMNAR_ETYPE, what)
+                    XCTAssertEqual(columnar_list_insert(txn.handle, t.table, key, t.list, 0, value), COLUMNAR_ETYPE, what)
+                }
+            }
+            return (t.table, t.single, key)
+        }
+        try db.read { txn in
+            XCTAssertEqual(try getMixed(txn, table, key, column), list)
+            XCTAssertVerifies(txn)
+        }
+    }
+
+    func testKernelsTakeNestedCollectionsAsTheirOwnTypes() throws {
+        let rows: [[UInt8]?] = [Self.nestedList([Mixed.int(5).encoding!]), Self.nestedDictionary([("a", nil)]),
+                                Mixed.int(5).encoding!, nil]
+        let (table, column) = try db.write { txn -> (TableID, ColumnID) in
+            let t = try makeMixedTable(txn)
+            for encoding in rows { try setMixed(txn, t.table, try txn.createObject(t.table), t.single, encoding) }
+            return (t.table, t.single)
+        }
+        try db.read { txn in
+            try txn.forEachScannedCluster(table) { scan, _, _ in
+                var view = columnar_column_view()
+                try check(columnar_scan_column(scan, column, &view), "columnar_scan_column")
+                var mask = [UInt8](repeating: 0xEE, count: rows.count)
+                // A collection equals no constant and has no order, so only != selects it.
+                let expected: [columnar_compare_op: [UInt8]] = [
+                    COLUMNAR_COMPARE_EQ: [0, 0, 1, 0], COLUMNAR_COMPARE_NE: [1, 1, 0, 1],
+                    COLUMNAR_COMPARE_LT: [0, 0, 0, 0], COLUMNAR_COMPARE_GE: [0, 0, 1, 0],
+                ]
+                for (op, wanted) in expected {
+                    try check(Mixed.int(5).withCValue { columnar_kernel_compare_mixed(&view, op, $0, &mask) }, "compare")
+                    XCTAssertEqual(mask, wanted, "operator \(op)")
+                }
+                try check(columnar_kernel_mixed_type(&view, UInt32(1) << UInt32(COLUMNAR_MIXED_LIST), &mask), "@type")
+                XCTAssertEqual(mask, [1, 0, 0, 0])
+                try check(columnar_kernel_mixed_type(&view, UInt32(1) << UInt32(COLUMNAR_MIXED_DICTIONARY) | 1, &mask), "@type")
+                XCTAssertEqual(mask, [0, 1, 0, 1])
+            }
+        }
+    }
+
     // MARK: - Columns and collections
 
     private struct MixedTable {

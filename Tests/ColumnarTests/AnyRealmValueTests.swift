@@ -573,31 +573,3 @@ final class AnyRealmValueQueryTests: RealmTestCase {
         XCTAssertTrue(plan.contains("MatchMixed"), plan)
     }
 }
-
-final class AnyRealmValueMisuseTests: RealmTestCase, DeathCaseTable {
-    static let deathCaseRunner = "ColumnarTests.AnyRealmValueMisuseTests/testRunDeathCase"
-
-    var deathCases: [String: () throws -> Void] {
-        [
-            "nested list": {
-                let realm = try self.openRealm()
-                try realm.write { realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromArray([.int(1)])]) }
-            },
-            "nested dictionary": {
-                let realm = try self.openRealm()
-                try realm.write {
-                    realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromDictionary(["a": .int(1)])])
-                }
-            },
-        ]
-    }
-
-    func testRunDeathCase() throws {
-        try runDeathCase()
-    }
-
-    func testWhatIsNotSupportedYetStopsWithAMessageNamingIt() {
-        assertStops("nested list", "storing a nested List or Map in an AnyRealmValue is not supported yet")
-        assertStops("nested dictionary", "storing a nested List or Map in an AnyRealmValue is not supported yet")
-    }
-}

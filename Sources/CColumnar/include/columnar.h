@@ -179,6 +179,38 @@ typedef struct columnar_value {
  * by their encodings' bytes, as a set of BINARY values: by type tag first, so 1 (INT) and 1.0 (DOUBLE) are two
  * elements, and numbers of one type are in the order of their little-endian bytes, not by value. */
 
+/* Nested collections. A mixed value can also hold a list or a dictionary of mixed values (RealmSwift's
+ * `AnyRealmValue.list` and `.dictionary`), stored inside the value's own encoding, so the whole tree is read and
+ * written as one value. Tag COLUMNAR_MIXED_LIST: a u32 count, then per element a u32 size and that many bytes, the
+ * element's encoding (size 0: null). Tag COLUMNAR_MIXED_DICTIONARY: a u32 count, then per entry a u32 key size,
+ * the key's UTF-8 bytes, and the value as a list element is stored; keys are unique and in strictly ascending
+ * bytewise order. Elements may be collections again, up to COLUMNAR_MIXED_MAX_DEPTH levels in all. Decoding checks
+ * the whole tree (bounds, order, every element, no bytes left over) and gives a value of type
+ * COLUMNAR_MIXED_LIST or COLUMNAR_MIXED_DICTIONARY whose `as.bytes` is the payload after the tag; a
+ * columnar_mixed_cursor walks it. A collection compares unequal to every constant, and is never ordered. Sets of
+ * mixed values take such encodings as they take any other (by bytes); the object API refuses them, as RealmSwift
+ * does. */
+#define COLUMNAR_MIXED_LIST 13
+#define COLUMNAR_MIXED_DICTIONARY 14
+#define COLUMNAR_MIXED_MAX_DEPTH 100u
+
+/** A walk over the elements (or entries) of a decoded nested collection. */
+typedef struct columnar_mixed_cursor {
+    const uint8_t *next;
+    const uint8_t *end;
+    uint32_t remaining;
+    bool dictionary;
+} columnar_mixed_cursor;
+
+/** Starts a walk over `collection`, a value columnar_mixed_decode gave with type COLUMNAR_MIXED_LIST or
+ *  COLUMNAR_MIXED_DICTIONARY; *out_count (may be NULL) is its number of elements or entries. Returns 0 or
+ *  COLUMNAR_EMISUSE (another type). */
+int columnar_mixed_cursor_init(const columnar_value *collection, columnar_mixed_cursor *cursor, uint32_t *out_count);
+/** The next element, in order: *out_element is null (`is_null`, type MIXED) or a MIXED value whose `as.bytes` is
+ *  the element's encoding (pointing into the collection's bytes); for a dictionary *out_key (may be NULL) is the
+ *  entry's key as a STRING. Returns false once every element has been given. */
+bool columnar_mixed_cursor_next(columnar_mixed_cursor *cursor, columnar_value *out_key, columnar_value *out_element);
+
 /** The largest encoding of a non-string, non-binary mixed value: the tag and 16 bytes. */
 #define COLUMNAR_MIXED_FIXED_BYTES 17u
 
@@ -189,8 +221,9 @@ typedef struct columnar_value {
  *  nanoseconds outside 0 ... 999,999,999). */
 int columnar_mixed_encode(const columnar_value *value, void *out, size_t capacity, size_t *out_size);
 /** Decodes a mixed value's encoding (`size` >= 1) into a value of its own type; STRING and BINARY results point
- *  into `data`, a LINK result has `as.typed_link`. Returns 0 or COLUMNAR_ECORRUPT (an unknown tag, a payload of
- *  the wrong size for its tag, a bool other than 0 or 1, nanoseconds out of range, a negative link key). */
+ *  into `data`, a LINK result has `as.typed_link`, a nested collection is described under "Nested collections".
+ *  Returns 0 or COLUMNAR_ECORRUPT (an unknown tag, a payload of the wrong size for its tag, a bool other than 0 or
+ *  1, nanoseconds out of range, a negative link key, a nested collection that does not check). */
 int columnar_mixed_decode(const void *data, size_t size, columnar_value *out);
 
 /* ---------------------------------------------------------------------------------------------------------- */

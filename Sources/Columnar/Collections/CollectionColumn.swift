@@ -95,6 +95,10 @@ struct CollectionColumn {
     func element(at position: Int, as type: any _Persistable.Type) -> Any {
         var value = columnar_value()
         check(columnar_coll_get(transaction(), table, key, column, UInt64(position), &value))
+        // A nested collection in a list element stays live at that position (a set holds none).
+        if type == AnyRealmValue.self, kind == .list {
+            return AnyRealmValue.read(value, root: .listElement(self, position), in: core)
+        }
         return read(value, as: type)
     }
 

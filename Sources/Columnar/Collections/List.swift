@@ -9,17 +9,75 @@ import Foundation
 
 public final class List<Element: RealmCollectionValue>: CustomStringConvertible {
     /// The elements of an unmanaged list.
-    private var unmanaged: [Element] = []
+    private var storedElements: [Element] = []
     /// Where a managed list lives; nil for an unmanaged list.
     let managed: CollectionColumn?
+    /// Where a nested list lives (an `AnyRealmValue.list` read from a stored value); nil for every other list.
+    let nested: NestedMixedSlot?
 
     /// An empty, unmanaged list.
     public init() {
         managed = nil
+        nested = nil
     }
 
     init(location: ObjectLocation, column: columnar_col_id) {
         managed = CollectionColumn(location: location, column: column, kind: .list)
+        nested = nil
+    }
+
+    init(nestedSlot: NestedMixedSlot) {
+        managed = nil
+        nested = nestedSlot
+    }
+
+    /// The elements of a list that is not a column's: an unmanaged list's own, or a nested list's, read from its
+    /// stored tree and written back to it whole (NestedMixedCollection.swift).
+    private var unmanaged: [Element] {
+        get { nested.map { Self.nestedElements($0, live: true) } ?? storedElements }
+        _modify {
+            if let nested {
+                // Copies of the nested collections inside: once the tree changes, their places may hold others.
+                var elements = Self.nestedElements(nested, live: false)
+                yield &elements
+                Self.storeNested(elements, at: nested)
+            } else {
+                yield &storedElements
+            }
+        }
+        set {
+            if let nested { Self.storeNested(newValue, at: nested) } else { storedElements = newValue }
+        }
+    }
+
+    private static func nestedTree(_ slot: NestedMixedSlot) -> [MixedTree] {
+        guard case .list(let elements)? = slot.currentTree() else {
+            fatalError("List is no longer valid: the AnyRealmValue holding it was deleted or replaced.")
+        }
+        return elements
+    }
+
+    /// The elements of a nested list; collections among them are live at their positions, or copies.
+    private static func nestedElements(_ slot: NestedMixedSlot, live: Bool) -> [Element] {
+        nestedTree(slot).enumerated().map { position, element in
+            AnyRealmValue.value(of: element, at: live ? slot.appending(.index(position)) : nil, in: slot.core)
+                as! Element
+        }
+    }
+
+    private static func storeNested(_ elements: [Element], at slot: NestedMixedSlot) {
+        let realm = slot.realm
+        do {
+            slot.store(.list(try elements.map { try MixedTree.of($0 as! AnyRealmValue, in: realm) }), typeName: "List")
+        } catch {
+            fatalError("Columnar: cannot change the nested list: \(error)")
+        }
+    }
+
+    /// Stops when the list is a nested one, for the operations only a list property has.
+    func requireNotNested(_ operation: String) {
+        precondition(nested == nil, "Columnar: \(operation) is not supported on a List nested in an AnyRealmValue; "
+                         + "use it on the object that holds the value")
     }
 
     private static var elementType: any _Persistable.Type {
@@ -29,10 +87,17 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
     // MARK: Properties
 
     /// The Realm managing the list, or nil when unmanaged.
-    public var realm: Realm? { managed?.realm }
+    public var realm: Realm? { managed?.realm ?? nested?.realm }
 
-    /// Whether the list can no longer be used (its object was deleted or its Realm invalidated).
-    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
+    /// Whether the list can no longer be used (its object was deleted or its Realm invalidated, or for a nested
+    /// list, the value holding it replaced).
+    public var isInvalidated: Bool {
+        if let nested {
+            guard case .list? = nested.currentTree() else { return true }
+            return false
+        }
+        return managed?.isInvalidated ?? false
+    }
 
     /// The class name of the elements when they are objects, else nil.
     public var objectClassName: String? {
@@ -95,6 +160,10 @@ public final class List<Element: RealmCollectionValue>: CustomStringConvertible 
 
     /// Appends every element of a sequence.
     public func append<S: Sequence>(objectsIn objects: S) where S.Element == Element {
+        if nested != nil {
+            unmanaged.append(contentsOf: objects)   // one write of the tree, not one per element
+            return
+        }
         for object in objects { append(object) }
     }
 
@@ -315,7 +384,7 @@ extension List: _Persistable, ManagedCollectionProperty {
             return nil
         }
         let list = List()
-        list.unmanaged = elements
+        list.storedElements = elements
         return list
     }
     public static func _read(_ value: columnar_value, from realm: Realm) -> List<Element> {

@@ -53,17 +53,76 @@ public struct RLMKeyValueIterator<Key: _MapKey, Value: RealmCollectionValue>: It
 
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringConvertible {
     /// The entries of an unmanaged map.
-    private var unmanaged: [String: Value] = [:]
+    private var storedEntries: [String: Value] = [:]
     /// Where a managed map lives; nil for an unmanaged map.
     let managed: CollectionColumn?
+    /// Where a nested dictionary lives (an `AnyRealmValue.dictionary` read from a stored value); nil for every
+    /// other map.
+    let nested: NestedMixedSlot?
 
     /// An empty, unmanaged map.
     public init() {
         managed = nil
+        nested = nil
     }
 
     init(location: ObjectLocation, column: columnar_col_id) {
         managed = CollectionColumn(location: location, column: column, kind: .map)
+        nested = nil
+    }
+
+    init(nestedSlot: NestedMixedSlot) {
+        managed = nil
+        nested = nestedSlot
+    }
+
+    /// The entries of a map that is not a column's: an unmanaged map's own, or a nested dictionary's, read from
+    /// its stored tree and written back to it whole (NestedMixedCollection.swift).
+    private var unmanaged: [String: Value] {
+        get { nested.map { Self.nestedEntries($0, live: true) } ?? storedEntries }
+        _modify {
+            if let nested {
+                // Copies of the nested collections inside: once the tree changes, their places may hold others.
+                var entries = Self.nestedEntries(nested, live: false)
+                yield &entries
+                Self.storeNested(entries, at: nested)
+            } else {
+                yield &storedEntries
+            }
+        }
+        set {
+            if let nested { Self.storeNested(newValue, at: nested) } else { storedEntries = newValue }
+        }
+    }
+
+    /// The entries of a nested dictionary; collections among the values are live at their keys, or copies.
+    private static func nestedEntries(_ slot: NestedMixedSlot, live: Bool) -> [String: Value] {
+        guard case .dictionary(let entries)? = slot.currentTree() else {
+            fatalError("Map is no longer valid: the AnyRealmValue holding it was deleted or replaced.")
+        }
+        var values: [String: Value] = [:]
+        for (key, element) in entries {
+            values[key] = (AnyRealmValue.value(of: element, at: live ? slot.appending(.key(key)) : nil, in: slot.core)
+                as! Value)
+        }
+        return values
+    }
+
+    private static func storeNested(_ entries: [String: Value], at slot: NestedMixedSlot) {
+        let realm = slot.realm
+        do {
+            var trees: [String: MixedTree] = [:]
+            for (key, value) in entries { trees[key] = try MixedTree.of(value as! AnyRealmValue, in: realm) }
+            slot.store(.dictionary(trees), typeName: "Map")
+        } catch {
+            fatalError("Columnar: cannot change the nested map: \(error)")
+        }
+    }
+
+    /// Stops when the map is a nested one, for the operations only a map property has.
+    func requireNotNested(_ operation: String) {
+        precondition(nested == nil, "Columnar: \(operation) is not supported on a Map nested in an AnyRealmValue; "
+                         + "use it on the object that holds the value")
     }
 
     private static var valueType: any _Persistable.Type {
@@ -73,10 +132,17 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     // MARK: Properties
 
     /// The Realm managing the map, or nil when unmanaged.
-    public var realm: Realm? { managed?.realm }
+    public var realm: Realm? { managed?.realm ?? nested?.realm }
 
-    /// Whether the map can no longer be used (its object was deleted or its Realm invalidated).
-    public var isInvalidated: Bool { managed?.isInvalidated ?? false }
+    /// Whether the map can no longer be used (its object was deleted or its Realm invalidated, or for a nested
+    /// dictionary, the value holding it replaced).
+    public var isInvalidated: Bool {
+        if let nested {
+            guard case .dictionary? = nested.currentTree() else { return true }
+            return false
+        }
+        return managed?.isInvalidated ?? false
+    }
 
     /// The class name of the values when they are objects, else nil.
     public var objectClassName: String? {
@@ -99,7 +165,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
 
     /// Every value, in the order of `keys` (`columnar_coll_get`).
     public var values: [Value] {
-        guard let managed else { return Self.sortedKeys(unmanaged.keys).map { unmanaged[$0]! } }
+        guard let managed else {
+            let entries = unmanaged   // once: a nested dictionary reads its tree on every access
+            return Self.sortedKeys(entries.keys).map { entries[$0]! }
+        }
         return (0..<count).map { value(at: $0, managed) }
     }
 
@@ -265,7 +334,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     /// The entries in key order, as they are now.
     private func entries() -> [SingleMapEntry<Key, Value>] {
         guard let managed else {
-            return Self.sortedKeys(unmanaged.keys).map { SingleMapEntry(key: Self.key(from: $0), value: unmanaged[$0]!) }
+            let entries = unmanaged   // once: a nested dictionary reads its tree on every access
+            return Self.sortedKeys(entries.keys).map { SingleMapEntry(key: Self.key(from: $0), value: entries[$0]!) }
         }
         return (0..<count).map {
             SingleMapEntry(key: Self.key(from: keyString(at: $0, managed)), value: value(at: $0, managed))
@@ -359,7 +429,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         managed.check(Self.withKeyBytes(key) { bytes, size in
             columnar_dict_get(txn, managed.table, managed.key, managed.column, bytes, size, &value, &found)
         })
-        return found ? managed.read(value, as: Self.valueType) as? Value : nil
+        guard found else { return nil }
+        if Value.self == AnyRealmValue.self {
+            // A nested collection in the value stays live at this key.
+            return (AnyRealmValue.read(value, root: .mapValue(managed, key), in: managed.core) as! Value)
+        }
+        return managed.read(value, as: Self.valueType) as? Value
     }
 
     private func keyString(at index: Int, _ managed: CollectionColumn) -> String {
@@ -372,7 +447,15 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
     }
 
     private func value(at index: Int, _ managed: CollectionColumn) -> Value {
-        managed.element(at: index, as: Self.valueType) as! Value
+        if Value.self == AnyRealmValue.self {
+            // A nested collection in the value stays live at its key.
+            var value = columnar_value()
+            managed.check(columnar_coll_get(managed.transaction(), managed.table, managed.key, managed.column,
+                                            UInt64(index), &value))
+            return AnyRealmValue.read(value, root: .mapValue(managed, keyString(at: index, managed)),
+                                      in: managed.core) as! Value
+        }
+        return managed.element(at: index, as: Self.valueType) as! Value
     }
 }
 

@@ -111,6 +111,7 @@ public final class MutableSet<Element: RealmCollectionValue>: CustomStringConver
     /// Inserts an element unless the set holds it already (`columnar_set_insert`). An unmanaged object inserted
     /// into a managed set is added to the set's Realm.
     public func insert(_ object: Element) {
+        if Element.self == AnyRealmValue.self { AnyRealmValue.requireNotCollection(object) }
         guard let managed else {
             if !unmanaged.contains(object) { unmanaged.append(object) }
             return

@@ -69,9 +69,10 @@ public protocol RealmCollection: RealmCollectionBase, Equatable where Index == I
 }
 
 extension List: RealmCollection {
-    /// Whether both are the same list: the same unmanaged instance, or the same object's list property.
+    /// Whether both are the same list: the same unmanaged instance, the same object's list property, or the same
+    /// nested list of a stored AnyRealmValue.
     public static func == (lhs: List<Element>, rhs: List<Element>) -> Bool {
-        lhs === rhs || CollectionColumn.same(lhs.managed, rhs.managed)
+        lhs === rhs || CollectionColumn.same(lhs.managed, rhs.managed) || NestedMixedSlot.same(lhs.nested, rhs.nested)
     }
 }
 

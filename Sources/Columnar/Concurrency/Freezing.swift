@@ -112,9 +112,10 @@ extension Results {
 }
 
 extension List {
-    public var isFrozen: Bool { managed?.core.isFrozen ?? false }
+    public var isFrozen: Bool { managed?.core.isFrozen ?? nested?.core.isFrozen ?? false }
     public func freeze() -> List<Element> {
-        Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged lists cannot be frozen.")
+        requireNotNested("freeze()")
+        return Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged lists cannot be frozen.")
     }
     public func thaw() -> List<Element>? { Freezing.thaw(self, core: managed?.core) }
 }
@@ -128,9 +129,10 @@ extension MutableSet {
 }
 
 extension Map {
-    public var isFrozen: Bool { managed?.core.isFrozen ?? false }
+    public var isFrozen: Bool { managed?.core.isFrozen ?? nested?.core.isFrozen ?? false }
     public func freeze() -> Map<Key, Value> {
-        Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged maps cannot be frozen.")
+        requireNotNested("freeze()")
+        return Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged maps cannot be frozen.")
     }
     public func thaw() -> Map<Key, Value>? { Freezing.thaw(self, core: managed?.core) }
 }

@@ -154,6 +154,7 @@ extension Results: ThreadConfined {
 
 extension List: ThreadConfined {
     public func _handOverRecipe() -> _HandOverRecipe {
+        requireNotNested("ThreadSafeReference")
         guard let managed else { fatalError("Cannot construct reference to unmanaged object") }
         return _HandOverRecipe(core: managed.core) { core in
             let location = managed.location.rebound(to: core)
@@ -176,6 +177,7 @@ extension MutableSet: ThreadConfined {
 
 extension Map: ThreadConfined {
     public func _handOverRecipe() -> _HandOverRecipe {
+        requireNotNested("ThreadSafeReference")
         guard let managed else { fatalError("Cannot construct reference to unmanaged object") }
         return _HandOverRecipe(core: managed.core) { core in
             let location = managed.location.rebound(to: core)

@@ -112,6 +112,7 @@ enum MapObservation {
     /// where the map is rebuilt with its hand-over recipe (nothing is registered if its object was deleted).
     static func start<Key, Value>(_ map: Map<Key, Value>, in context: ConfinementContext?, keyPaths: [String]?,
                                   block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
+        map.requireNotNested("observe")
         guard let managed = map.managed else { fatalError("Columnar: observe may only be called on a managed Map") }
         let core = managed.core
         core.requireObservable()

@@ -288,8 +288,9 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     @usableFromInline
     static func _cellFreeGet(index: Int32, of object: ObjectBase) -> Value {
         // The common case (a column that is not a collection) without reference counting (UnmanagedLocation); the
-        // rest, which needs `Value?`'s metadata, out of line.
-        if let location = object._unmanagedLocation, !Value._isCollection {
+        // rest, which needs `Value?`'s metadata, out of line. (A mixed value may hold a nested collection, which
+        // needs the object's location to stay live: it goes the long way too.)
+        if let location = object._unmanagedLocation, !Value._isCollection, Value.self != AnyRealmValue.self {
             let column = location.binding._withUnsafeGuaranteedRef { $0.columns[Int(index)] }
             if column != COLUMNAR_NO_COLUMN {
                 return location.core._withUnsafeGuaranteedRef { core in

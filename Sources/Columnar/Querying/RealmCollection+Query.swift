@@ -43,6 +43,7 @@ extension QueryableObjectCollection {
 
 extension List: QueryableObjectCollection {
     public func _elementResults(_ method: String) -> Results<Element> {
+        requireNotNested(method)
         guard let managed else { Self.unmanaged(method) }
         return Self.collectionResults(managed)
     }

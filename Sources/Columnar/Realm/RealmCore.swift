@@ -610,6 +610,14 @@ final class RealmCore {
         if Value._isCollection, let collection = type as? ManagedCollectionProperty.Type {
             return collection.managed(in: self, location: location, column: column) as! Value
         }
+        if Value.self == AnyRealmValue.self {
+            // A nested collection in the value stays live at this property.
+            precondition(location.generation == generation, "Object has been deleted or invalidated.")
+            var value = columnar_value()
+            let rc = columnar_obj_get(currentTransaction, location.binding.table, location.key, column, &value)
+            if rc != COLUMNAR_OK { readFailed(rc, className: location.binding.schema.className) }
+            return AnyRealmValue.read(value, root: .property(location, column), in: self) as! Value
+        }
         return readValue(type, binding: location.binding, key: location.key, generation: location.generation,
                          column: column)
     }

@@ -6,8 +6,8 @@
 // reused, so a later object cannot take its place). Queries compare mixed values as Realm does: numbers of any
 // type by value, everything else only with its own type (docs/QueryVM.md).
 //
-// The nested collections of RealmSwift 20 (`.list`, `.dictionary`) are cases of the enum, so code that switches over
-// it compiles; storing one is not supported yet and stops the program with a message naming it.
+// The nested collections of RealmSwift 20 (`.list`, `.dictionary`) are stored inside the value's encoding, and a
+// `List` or `Map` read from a stored value stays live (NestedMixedCollection.swift).
 
 import CColumnar
 import Foundation
@@ -94,7 +94,7 @@ public enum AnyRealmValue: Hashable {
         case (.objectId(let l), .objectId(let r)): return l == r
         case (.decimal128(let l), .decimal128(let r)): return l == r
         case (.uuid(let l), .uuid(let r)): return l == r
-        case (.dictionary(let l), .dictionary(let r)): return l === r
+        case (.dictionary(let l), .dictionary(let r)): return l === r || NestedMixedSlot.same(l.nested, r.nested)
         case (.list(let l), .list(let r)): return l == r
         default: return false
         }
@@ -114,8 +114,10 @@ public enum AnyRealmValue: Hashable {
         case .objectId(let value): hasher.combine(value)
         case .decimal128(let value): hasher.combine(value)
         case .uuid(let value): hasher.combine(value)
-        case .dictionary(let value): hasher.combine(ObjectIdentifier(value))
-        case .list(let value): hasher.combine(ObjectIdentifier(value))
+        // Collections are equal by identity or place (two reads of one nested list are equal), which a hash of
+        // the instance would not respect: the kind is all that is hashed.
+        case .dictionary: hasher.combine("dictionary")
+        case .list: hasher.combine("list")
         }
     }
 }
@@ -176,6 +178,11 @@ extension AnyRealmValue: _Persistable {
 
     public static func _read(_ value: columnar_value, from realm: Realm) -> AnyRealmValue {
         guard !value.is_null, value.as.bytes.size > 0 else { return .none }
+        let tag = Int32(value.as.bytes.data.load(as: UInt8.self))
+        if tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY {
+            // Read with no place to stay live at (an old value of a change notification, a sort key): a copy.
+            return AnyRealmValue.value(of: MixedTree(engineValue: value), at: nil, in: realm.core)
+        }
         var decoded = columnar_value()
         let rc = columnar_mixed_decode(value.as.bytes.data, value.as.bytes.size, &decoded)
         // The engine checked the encoding when it read it from the file.
@@ -191,7 +198,8 @@ extension AnyRealmValue: _Persistable {
             value.is_null = true
             return try body(&value)
         case .list, .dictionary:
-            fatalError("Columnar: storing a nested List or Map in an AnyRealmValue is not supported yet")
+            // The collection's elements now, encoded as one tree (NestedMixedCollection.swift).
+            return try MixedEncoding(bytes: MixedTree.of(self, in: realm).encoded())._withValue(in: realm, body)
         case .object(let object):
             let key = try realm.core.managedKey(of: object)
             var inner = columnar_value()

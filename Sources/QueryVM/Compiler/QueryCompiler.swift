@@ -359,6 +359,8 @@ private struct Emitter {
         case .uuid(let bytes): return "uuid(\(QueryValue.hex(bytes)))"
         case .decimal128: return "<decimal128>"
         case .link(_, let key): return "object \(key)"
+        case .nestedCollection(let encoding):
+            return Int32(encoding[0]) == COLUMNAR_MIXED_LIST ? "<nested list>" : "<nested dictionary>"
         }
     }
 

@@ -23,6 +23,9 @@ public enum ScalarValue: Hashable, Sendable {
     case decimal128([UInt8])
     /// The key of an object of `table`.
     case link(table: columnar_table_id, key: Int64)
+    /// A list or dictionary nested in a mixed value: its whole encoding, tag first (columnar.h, "Nested
+    /// collections"). It equals no other value and has no order.
+    case nestedCollection([UInt8])
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
@@ -52,6 +55,12 @@ public enum ScalarValue: Hashable, Sendable {
                 self = .null
                 return
             }
+            let tag = Int32(inner.type.rawValue)
+            if tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY {
+                self = .nestedCollection(Array(UnsafeRawBufferPointer(start: value.as.bytes.data,
+                                                                      count: value.as.bytes.size)))
+                return
+            }
             self = inner.type == COLUMNAR_TYPE_LINK ? .link(table: inner.as.typed_link.table, key: inner.as.link)
                 : ScalarValue(inner, linkTarget: nil)
         default: self = .null
@@ -73,6 +82,7 @@ public enum ScalarValue: Hashable, Sendable {
         case .uuid: return COLUMNAR_TYPE_UUID
         case .decimal128: return COLUMNAR_TYPE_DECIMAL128
         case .link: return COLUMNAR_TYPE_LINK
+        case .nestedCollection(let encoding): return columnar_type(rawValue: UInt32(encoding[0]))
         }
     }
 

@@ -49,7 +49,7 @@ enum SortColumn {
     }
 
     /// The kind a value sorts under among values of other kinds: bools, numbers, strings and data, dates, ObjectIds,
-    /// UUIDs, objects (null and NaN come first, before any kind).
+    /// UUIDs, objects, nested collections (null and NaN come first, before any kind).
     static func sortKind(_ value: ScalarValue) -> Int {
         switch value {
         case .null: return 0
@@ -60,6 +60,7 @@ enum SortColumn {
         case .objectId: return 5
         case .uuid: return 6
         case .link: return 7
+        case .nestedCollection: return 8
         }
     }
 
@@ -93,6 +94,9 @@ enum SortColumn {
         case (.timestamp(let ls, let ln), .timestamp(let rs, let rn)):
             return ls != rs ? (ls < rs ? -1 : 1) : (ln < rn ? -1 : (ln == rn ? 0 : 1))
         case (.objectId(let l), .objectId(let r)), (.uuid(let l), .uuid(let r)):
+            return ScalarComparison.compareBytes(l, r)
+        // Nested collections have no order of their own; by their encodings, so that a sort is repeatable.
+        case (.nestedCollection(let l), .nestedCollection(let r)):
             return ScalarComparison.compareBytes(l, r)
         case (.decimal128(let l), .decimal128(let r)):
             return decimals?.compare(l, r) ?? 0

@@ -556,6 +556,9 @@ enum EngineValue {
             value.type = COLUMNAR_TYPE_DECIMAL128
             withUnsafeMutableBytes(of: &value.as.decimal128) { $0.copyBytes(from: bytes.prefix(16)) }
         case .link(_, let key): value.type = COLUMNAR_TYPE_LINK; value.as.link = key
+        case .nestedCollection:
+            throw ColumnarError(code: ColumnarError.Code(rawValue: COLUMNAR_EMISUSE),
+                                message: "a nested collection is not a constant an index can look up")
         case .string(let bytes), .data(let bytes):
             value.type = { if case .string = scalar { return COLUMNAR_TYPE_STRING } else { return COLUMNAR_TYPE_BINARY } }()
             return try bytes.withUnsafeBytes { buffer in

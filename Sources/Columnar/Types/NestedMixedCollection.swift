@@ -1,0 +1,389 @@
+// Nested collections in mixed values: `AnyRealmValue.list` and `.dictionary` (RealmSwift 20).
+//
+// The engine keeps a nested list or dictionary inside the mixed value's own encoding (columnar.h, "Nested
+// collections"), so the whole tree of a property, list element or map value is one stored value. A `List` or
+// `Map` read out of such a tree stays live, as in RealmSwift: it remembers where its tree is stored (its root)
+// and the steps from the root to it (its path), reads the tree again on every access, and writes a change by
+// re-encoding the root's whole tree. A change therefore costs the size of the tree, which suits the small
+// documents nested collections hold; a large collection belongs in a `List` or `Map` property of its own.
+//
+// A nested collection is found again by its path of positions and keys. When a change elsewhere moves it (an
+// element inserted before it in its parent list) the path follows the position, not the collection, as the
+// positions of a list's elements do; when the value at its path is no longer a collection of its kind, it is
+// invalidated and any use of it stops with a message.
+
+import CColumnar
+import Foundation
+
+/// A mixed value as a tree: a scalar's encoding, or a nested collection of trees.
+indirect enum MixedTree {
+    /// A non-collection value as its mixed encoding; nil is `.none`.
+    case scalar([UInt8]?)
+    case list([MixedTree])
+    /// Entries in any order; they are encoded in ascending bytewise key order, as the engine requires.
+    case dictionary([String: MixedTree])
+
+    /// The tree of an encoding the engine has checked (a value read from the file, or one built here).
+    init(encoding: UnsafeRawBufferPointer) {
+        guard !encoding.isEmpty else {
+            self = .scalar(nil)
+            return
+        }
+        var decoded = columnar_value()
+        Engine.mustSucceed(columnar_mixed_decode(encoding.baseAddress, encoding.count, &decoded),
+                           "decoding a mixed value")
+        let tag = Int32(decoded.type.rawValue)
+        guard tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY else {
+            self = .scalar(Array(encoding))
+            return
+        }
+        var cursor = columnar_mixed_cursor()
+        Engine.mustSucceed(columnar_mixed_cursor_init(&decoded, &cursor, nil), "reading a nested collection")
+        var key = columnar_value()
+        var element = columnar_value()
+        if tag == COLUMNAR_MIXED_LIST {
+            var elements: [MixedTree] = []
+            while columnar_mixed_cursor_next(&cursor, nil, &element) { elements.append(MixedTree(element: element)) }
+            self = .list(elements)
+        } else {
+            var entries: [String: MixedTree] = [:]
+            while columnar_mixed_cursor_next(&cursor, &key, &element) {
+                let keyBytes = UnsafeRawBufferPointer(start: key.as.bytes.data, count: key.as.bytes.size)
+                entries[String(decoding: keyBytes, as: UTF8.self)] = MixedTree(element: element)
+            }
+            self = .dictionary(entries)
+        }
+    }
+
+    /// The tree of a nested element a cursor gave (null, or a MIXED value holding an encoding).
+    private init(element: columnar_value) {
+        if element.is_null {
+            self = .scalar(nil)
+        } else {
+            self.init(encoding: UnsafeRawBufferPointer(start: element.as.bytes.data, count: element.as.bytes.size))
+        }
+    }
+
+    /// The tree of an engine value of a MIXED column or collection (null is `.none`).
+    init(engineValue value: columnar_value) {
+        if value.is_null {
+            self = .scalar(nil)
+        } else {
+            self.init(encoding: UnsafeRawBufferPointer(start: value.as.bytes.data, count: value.as.bytes.size))
+        }
+    }
+
+    /// The tree of a value about to be stored: a collection's current elements (whatever kind of list or map it
+    /// is), and each scalar's encoding. An unmanaged object is added to `realm`, which can fail.
+    static func of(_ value: AnyRealmValue, in realm: Realm) throws -> MixedTree {
+        switch value {
+        case .none: return .scalar(nil)
+        case .list(let list): return .list(try list.map { try of($0, in: realm) })
+        case .dictionary(let map):
+            var entries: [String: MixedTree] = [:]
+            for entry in map { entries[entry.key] = try of(entry.value, in: realm) }
+            return .dictionary(entries)
+        default:
+            return .scalar(try value._withValue(in: realm) { engineValue in
+                Array(UnsafeRawBufferPointer(start: engineValue.as.bytes.data, count: engineValue.as.bytes.size))
+            })
+        }
+    }
+
+    /// COLUMNAR_MAX_VALUE_BYTES (a macro Swift does not import).
+    static let maximumEncodingBytes = 16 * 1024 * 1024
+
+    /// The encoding (nil for `.none`), checked against the engine's limits: the depth and the size of a value.
+    func encoded() -> [UInt8]? {
+        guard case .scalar(let bytes) = self else {
+            var out: [UInt8] = []
+            append(to: &out, depth: 0)
+            precondition(out.count <= Self.maximumEncodingBytes,
+                         "Columnar: a nested collection encodes to \(out.count) bytes, more than a value may hold "
+                             + "(\(Self.maximumEncodingBytes) bytes)")
+            return out
+        }
+        return bytes
+    }
+
+    private func append(to out: inout [UInt8], depth: UInt32) {
+        switch self {
+        case .scalar(let bytes):
+            out.append(contentsOf: bytes ?? [])
+        case .list(let elements):
+            precondition(depth < COLUMNAR_MIXED_MAX_DEPTH,
+                         "Columnar: collections in an AnyRealmValue nest at most \(COLUMNAR_MIXED_MAX_DEPTH) deep")
+            out.append(UInt8(COLUMNAR_MIXED_LIST))
+            Self.appendCount(elements.count, to: &out)
+            for element in elements { element.appendSized(to: &out, depth: depth + 1) }
+        case .dictionary(let entries):
+            precondition(depth < COLUMNAR_MIXED_MAX_DEPTH,
+                         "Columnar: collections in an AnyRealmValue nest at most \(COLUMNAR_MIXED_MAX_DEPTH) deep")
+            out.append(UInt8(COLUMNAR_MIXED_DICTIONARY))
+            Self.appendCount(entries.count, to: &out)
+            for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                Self.appendCount(key.utf8.count, to: &out)
+                out.append(contentsOf: key.utf8)
+                entries[key]!.appendSized(to: &out, depth: depth + 1)
+            }
+        }
+    }
+
+    /// The element as the engine frames it: its size (0 for null), then its encoding.
+    private func appendSized(to out: inout [UInt8], depth: UInt32) {
+        let sizeAt = out.count
+        Self.appendCount(0, to: &out)
+        append(to: &out, depth: depth)
+        let size = UInt32(out.count - sizeAt - 4)
+        withUnsafeBytes(of: size.littleEndian) { out.replaceSubrange(sizeAt ..< sizeAt + 4, with: $0) }
+    }
+
+    private static func appendCount(_ count: Int, to out: inout [UInt8]) {
+        precondition(count <= Int(UInt32.max), "Columnar: a nested collection of \(count) elements")
+        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+    }
+
+    /// The subtree one step down, or nil when there is none.
+    func child(_ step: NestedMixedSlot.Step) -> MixedTree? {
+        switch (self, step) {
+        case (.list(let elements), .index(let index)): return elements.indices.contains(index) ? elements[index] : nil
+        case (.dictionary(let entries), .key(let key)): return entries[key]
+        default: return nil
+        }
+    }
+
+    /// This tree with the subtree at `path` replaced by `replacement` (the path exists: the caller read it).
+    func replacing(at path: ArraySlice<NestedMixedSlot.Step>, with replacement: MixedTree) -> MixedTree {
+        guard let step = path.first else { return replacement }
+        switch (self, step) {
+        case (.list(var elements), .index(let index)):
+            elements[index] = elements[index].replacing(at: path.dropFirst(), with: replacement)
+            return .list(elements)
+        case (.dictionary(var entries), .key(let key)):
+            entries[key] = entries[key]!.replacing(at: path.dropFirst(), with: replacement)
+            return .dictionary(entries)
+        default:
+            preconditionFailure("Columnar: a nested collection's path no longer leads to it")
+        }
+    }
+}
+
+/// Where a live nested collection is: the stored mixed value whose tree holds it, and the path down that tree.
+struct NestedMixedSlot {
+    /// The stored value at the top of the tree.
+    enum Root {
+        /// An AnyRealmValue property of an object.
+        case property(ObjectLocation, columnar_col_id)
+        /// An element of a `List<AnyRealmValue>` property.
+        case listElement(CollectionColumn, Int)
+        /// The value of a key of a `Map<String, AnyRealmValue>` property.
+        case mapValue(CollectionColumn, String)
+    }
+
+    enum Step: Hashable {
+        case index(Int)
+        case key(String)
+    }
+
+    let root: Root
+    let path: [Step]
+    /// The core's generation when the collection was made; `invalidate()` makes older collections invalid.
+    let generation: UInt64
+
+    init(root: Root, path: [Step]) {
+        self.root = root
+        self.path = path
+        self.generation = Self.core(of: root).generation
+    }
+
+    func appending(_ step: Step) -> NestedMixedSlot { NestedMixedSlot(root: root, path: path + [step]) }
+
+    var core: RealmCore { Self.core(of: root) }
+    var realm: Realm { Realm(core: core) }
+
+    private static func core(of root: Root) -> RealmCore {
+        switch root {
+        case .property(let location, _): return location.core
+        case .listElement(let column, _), .mapValue(let column, _): return column.core
+        }
+    }
+
+    /// Whether both are the same place.
+    static func same(_ lhs: NestedMixedSlot?, _ rhs: NestedMixedSlot?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        return lhs.isSame(as: rhs)
+    }
+
+    private func isSame(as other: NestedMixedSlot) -> Bool {
+        guard path == other.path, core.file === other.core.file else { return false }
+        switch (root, other.root) {
+        case let (.property(a, ac), .property(b, bc)):
+            return a.binding.table == b.binding.table && a.key == b.key && ac == bc
+        case let (.listElement(a, ai), .listElement(b, bi)): return CollectionColumn.same(a, b) && ai == bi
+        case let (.mapValue(a, ak), .mapValue(b, bk)): return CollectionColumn.same(a, b) && ak == bk
+        default: return false
+        }
+    }
+
+    // MARK: Reading
+
+    /// The collection's tree now, or nil when the path no longer leads to a collection (or the object holding
+    /// the tree is gone, or the Realm was invalidated).
+    func currentTree() -> MixedTree? {
+        guard generation == core.generation, var tree = rootTree() else { return nil }
+        for step in path {
+            guard let child = tree.child(step) else { return nil }
+            tree = child
+        }
+        return tree
+    }
+
+    /// The stored tree at the root, or nil when its object, list element or map key is gone.
+    private func rootTree() -> MixedTree? {
+        let txn = core.currentTransaction
+        var value = columnar_value()
+        switch root {
+        case .property(let location, let column):
+            guard core.objectExists(location) else { return nil }
+            Engine.mustSucceed(columnar_obj_get(txn, location.binding.table, location.key, column, &value),
+                               "reading a mixed property")
+        case .listElement(let list, let position):
+            guard !list.isInvalidated, position < list.size else { return nil }
+            list.check(columnar_coll_get(txn, list.table, list.key, list.column, UInt64(position), &value))
+        case .mapValue(let map, let key):
+            guard !map.isInvalidated else { return nil }
+            var found = false
+            var keyCopy = key
+            keyCopy.withUTF8 { bytes in
+                map.check(columnar_dict_get(txn, map.table, map.key, map.column, bytes.baseAddress, bytes.count,
+                                            &value, &found))
+            }
+            guard found else { return nil }
+        }
+        return MixedTree(engineValue: value)
+    }
+
+    // MARK: Writing
+
+    /// Replaces the collection with `tree` (the caller read the collection, so its path exists), re-encoding and
+    /// storing the root's whole tree in the current write transaction.
+    func store(_ tree: MixedTree, typeName: String) {
+        core.requireWriteTransaction()
+        guard let rootTree = rootTree(), generation == core.generation else {
+            fatalError("\(typeName) is no longer valid: the AnyRealmValue holding it was deleted or replaced.")
+        }
+        let encoding = MixedEncoding(bytes: rootTree.replacing(at: path[...], with: tree).encoded())
+        switch root {
+        case .property(let location, let column):
+            do {
+                try core.write(encoding, location, column: column)
+            } catch {
+                fatalError("Columnar: cannot change the nested \(typeName): \(error)")
+            }
+        case .listElement(let list, let position):
+            list.mutate { txn in
+                try list.withEngineValue(encoding) { value in
+                    columnar_list_set(txn, list.table, list.key, list.column, UInt64(position), &value)
+                }
+            }
+        case .mapValue(let map, let key):
+            map.mutate { txn in
+                try map.withEngineValue(encoding) { value in
+                    var keyCopy = key
+                    return keyCopy.withUTF8 { bytes in
+                        columnar_dict_set(txn, map.table, map.key, map.column, bytes.baseAddress, bytes.count, &value)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// An encoded mixed value (nil: none) stored as it is: how a nested collection's change writes its root's tree.
+struct MixedEncoding: _Persistable {
+    let bytes: [UInt8]?
+
+    static var _storage: _StorageType { AnyRealmValue._storage }
+    static func _rlmDefaultValue() -> MixedEncoding { MixedEncoding(bytes: nil) }
+    static func _read(_ value: columnar_value, from realm: Realm) -> MixedEncoding {
+        MixedEncoding(bytes: Array(UnsafeRawBufferPointer(start: value.as.bytes.data, count: value.as.bytes.size)))
+    }
+
+    func _withValue<R>(in realm: Realm, _ body: (inout columnar_value) throws -> R) throws -> R {
+        var value = columnar_value()
+        value.type = COLUMNAR_TYPE_MIXED
+        guard let bytes else {
+            value.is_null = true
+            return try body(&value)
+        }
+        return try bytes.withUnsafeBytes { buffer in
+            value.as.bytes.data = buffer.baseAddress
+            value.as.bytes.size = buffer.count
+            return try body(&value)
+        }
+    }
+}
+
+// MARK: Values of trees
+
+extension AnyRealmValue {
+    /// The value of a tree; a collection is live at `slot` when there is one, else an unmanaged copy.
+    static func value(of tree: MixedTree, at slot: NestedMixedSlot?, in core: RealmCore) -> AnyRealmValue {
+        switch tree {
+        case .scalar(nil): return .none
+        case .scalar(let bytes?):
+            return bytes.withUnsafeBytes { buffer in
+                var decoded = columnar_value()
+                Engine.mustSucceed(columnar_mixed_decode(buffer.baseAddress, buffer.count, &decoded),
+                                   "decoding a mixed value")
+                return MixedValueReading.value(of: decoded, in: core)
+            }
+        case .list(let elements):
+            if let slot { return .list(List(nested: slot)) }
+            let list = List<AnyRealmValue>()
+            list.append(objectsIn: elements.map { value(of: $0, at: nil, in: core) })
+            return .list(list)
+        case .dictionary(let entries):
+            if let slot { return .dictionary(Map(nested: slot)) }
+            let map = Map<String, AnyRealmValue>()
+            for (key, element) in entries { map[key] = value(of: element, at: nil, in: core) }
+            return .dictionary(map)
+        }
+    }
+
+    /// A value read from `root` (an engine value of a MIXED column or collection): a nested collection in it is
+    /// live at that place.
+    static func read(_ value: columnar_value, root: NestedMixedSlot.Root, in core: RealmCore) -> AnyRealmValue {
+        guard !value.is_null, value.as.bytes.size > 0 else { return .none }
+        let tag = Int32(value.as.bytes.data.load(as: UInt8.self))
+        guard tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY else {
+            return _read(value, from: Realm(core: core))
+        }
+        return AnyRealmValue.value(of: MixedTree(engineValue: value), at: NestedMixedSlot(root: root, path: []),
+                                   in: core)
+    }
+
+    /// Stops when the value is a nested collection: a `MutableSet` cannot hold one, as in RealmSwift.
+    static func requireNotCollection(_ value: Any) {
+        switch ObjectValueAssignment.unwrapped(value) as? AnyRealmValue {
+        case .list?, .dictionary?:
+            fatalError("Columnar: a MutableSet<AnyRealmValue> cannot hold a nested List or Map (sets of mixed "
+                       + "values hold only non-collection values, as in RealmSwift)")
+        default: return
+        }
+    }
+}
+
+extension List where Element == AnyRealmValue {
+    /// The live nested list at `slot`.
+    convenience init(nested slot: NestedMixedSlot) {
+        self.init(nestedSlot: slot)
+    }
+}
+
+extension Map where Key == String, Value == AnyRealmValue {
+    /// The live nested dictionary at `slot`.
+    convenience init(nested slot: NestedMixedSlot) {
+        self.init(nestedSlot: slot)
+    }
+}
