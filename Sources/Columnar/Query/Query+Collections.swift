@@ -259,3 +259,26 @@ extension Query {
                                 .comparison(closed ? .lessThanOrEqual : .lessThan, maximum, constant(upper), [])))
     }
 }
+
+// MARK: Collections nested in mixed values
+
+extension Query where T == AnyRealmValue {
+    /// The element at a position of the list nested in the mixed value (`value[0]`); null when the value is not a
+    /// list or has no such position.
+    public subscript(position: Int) -> Query<AnyRealmValue> {
+        precondition(position >= 0, "Columnar: a position in a nested list is not negative (\(position))")
+        return Query<AnyRealmValue>(.keyPath(path.appending(nested: .indexSubscript(position))))
+    }
+
+    /// The value of a key of the dictionary nested in the mixed value (`value["key"]`); null when the value is not
+    /// a dictionary or has no such key.
+    public subscript(key: String) -> Query<AnyRealmValue> {
+        Query<AnyRealmValue>(.keyPath(path.appending(nested: .mapSubscript(key))))
+    }
+
+    /// Every element of the list, or every value of the dictionary, nested in the mixed value (`value[*]`):
+    /// a comparison holds when it holds for any of them.
+    public var any: Query<AnyRealmValue> {
+        Query<AnyRealmValue>(.keyPath(path.appending(nested: .allSubscript)))
+    }
+}

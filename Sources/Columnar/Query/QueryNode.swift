@@ -71,6 +71,18 @@ struct QueryPath {
         return path
     }
 
+    /// The path with a subscript into the collection nested in a mixed value (`value[0]`, `value["k"]`,
+    /// `value[*]`); `[*]` reaches many values, compared with `ANY`.
+    func appending(nested step: QueryKeyPath.Step) -> QueryPath {
+        var path = self
+        if case .allSubscript = step {
+            path.collectionSteps.append(path.steps.count)
+            path.requiresAny = true
+        }
+        path.steps.append(step)
+        return path
+    }
+
     /// The path without its `ANY` (for `@count`, `IN` on the collection itself, aggregates on primitives).
     var erasingAny: QueryPath {
         var path = self

@@ -85,11 +85,22 @@ extension QueryValue: CustomStringConvertible {
 }
 
 extension QueryKeyPath.Step: CustomStringConvertible {
+    /// Whether the step is written as `[…]` after what it applies to.
+    var isSubscript: Bool {
+        switch self {
+        case .mapSubscript, .indexSubscript, .lastSubscript, .allSubscript: return true
+        case .property, .collectionOperator: return false
+        }
+    }
+
     public var description: String {
         switch self {
         case .property(let name): return name
         case .collectionOperator(let op): return op.spelling
         case .mapSubscript(let key): return "[" + QueryValue.quoted(key) + "]"
+        case .indexSubscript(let index): return "[\(index)]"
+        case .lastSubscript: return "[LAST]"
+        case .allSubscript: return "[*]"
         }
     }
 
@@ -97,7 +108,7 @@ extension QueryKeyPath.Step: CustomStringConvertible {
     static func append(_ steps: [Self], to head: String) -> String {
         var text = head
         for step in steps {
-            if case .mapSubscript = step {
+            if step.isSubscript {
                 text += step.description
             } else {
                 text += text.isEmpty ? step.description : "." + step.description

@@ -79,6 +79,20 @@ public struct CheckedPath: Sendable {
         /// The element of the collection of values a program runs over (`Program.Source.elements`), at the
         /// position the row's key gives: the property `self` of `QueryModel.elementTable`.
         case element(type: columnar_type)
+        /// A step into the list or dictionary nested in the mixed values reached so far.
+        case nested(NestedStep)
+    }
+
+    /// A step into a collection nested in a mixed value (columnar.h, "Nested collections").
+    public enum NestedStep: Sendable, Hashable {
+        /// The value of a key of a dictionary (null when absent, or when the value is not a dictionary).
+        case key([UInt8])
+        /// The element at a position of a list (null when absent, or when the value is not a list).
+        case index(Int)
+        /// The last element of a list (null when empty, or when the value is not a list).
+        case last
+        /// Every element of a list, or every value of a dictionary (none for other values).
+        case all
     }
 
     public var root: Root

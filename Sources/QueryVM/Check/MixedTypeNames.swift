@@ -6,7 +6,8 @@ import CColumnar
 
 enum MixedTypeNames {
     /// Every type a mixed value can have, null included.
-    static let all: Set<Int64> = Set([0] + (1 ... 11).map(Int64.init))
+    static let all: Set<Int64> = Set([0] + (1 ... 11).map(Int64.init)
+                                     + [Int64(COLUMNAR_MIXED_LIST), Int64(COLUMNAR_MIXED_DICTIONARY)])
 
     private static let numbers: Set<Int64> = Set([COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE,
                                                   COLUMNAR_TYPE_DECIMAL128].map { Int64($0.rawValue) })
@@ -28,11 +29,14 @@ enum MixedTypeNames {
         case "objectid": return one(COLUMNAR_TYPE_OBJECTID)
         case "uuid": return one(COLUMNAR_TYPE_UUID)
         case "object", "link": return one(COLUMNAR_TYPE_LINK)
+        case "list", "array": return [Int64(COLUMNAR_MIXED_LIST)]
+        case "dictionary": return [Int64(COLUMNAR_MIXED_DICTIONARY)]
+        case "collection": return [Int64(COLUMNAR_MIXED_LIST), Int64(COLUMNAR_MIXED_DICTIONARY)]
         default: return nil
         }
     }
 
     /// The names, for messages.
     static let spellings = "'null', 'int', 'bool', 'float', 'double', 'decimal', 'numeric', 'string', 'binary', "
-        + "'date', 'objectId', 'uuid' and 'object'"
+        + "'date', 'objectId', 'uuid', 'object', 'list', 'dictionary' and 'collection'"
 }

@@ -587,6 +587,23 @@ private struct Checker {
                 if property.type == COLUMNAR_TYPE_LINK && elementTable == nil {
                     throw QueryTypeError(range: range, message: "the class linked by \(previousName) is not in the model")
                 }
+            case .mapSubscript(let key) where type == COLUMNAR_TYPE_MIXED && !steps.isEmpty && !steps.last!.isMapValues:
+                try requireNestable(step, typeOf: typeOf, reducer: reducer, previousName: previousName, range: range)
+                steps.append(.nested(.key(Array(key.utf8))))
+                nullable = true
+            case .indexSubscript, .lastSubscript, .allSubscript:
+                try requireNestable(step, typeOf: typeOf, reducer: reducer, previousName: previousName, range: range)
+                guard type == COLUMNAR_TYPE_MIXED, let last = steps.last, !last.isCollectionOfValues else {
+                    throw QueryTypeError(range: range, message: "\(step) applies to a list or dictionary nested in a mixed value, but \(previousName) \(steps.last?.isCollectionOfValues == true ? "is a collection: compare its elements with ANY, ALL or NONE" : "is not a mixed value")")
+                }
+                switch step {
+                case .indexSubscript(let position): steps.append(.nested(.index(position)))
+                case .lastSubscript: steps.append(.nested(.last))
+                default:
+                    steps.append(.nested(.all))
+                    isMany = true
+                }
+                nullable = true
             case .mapSubscript(let key):
                 guard case .mapValues(let column, let valueType, let valueTarget)? = steps.last else {
                     throw QueryTypeError(range: range, message: "[\"\(key)\"] applies to a map, but \(previousName) is not one")
@@ -614,6 +631,11 @@ private struct Checker {
                         throw QueryTypeError(range: range, message: "@type applies to mixed values, but \(previousName) holds \(type.map(Self.typeName) ?? "none")")
                     }
                     typeOf = true
+                case .count where !isMany && type == COLUMNAR_TYPE_MIXED && !typeOf && reducer == nil:
+                    // The size of the collection nested in a mixed value (0 for other values).
+                    steps.append(.nested(.all))
+                    isMany = true
+                    reducer = (op, index)
                 case .count, .min, .max, .sum, .avg:
                     guard isMany else {
                         throw QueryTypeError(range: range,
@@ -667,6 +689,15 @@ private struct Checker {
 
     private var root0: QueryTable { root }
 
+    /// Stops a subscript into a nested collection where none can follow: after @type or a collection operator.
+    private func requireNestable(_ step: QueryKeyPath.Step, typeOf: Bool, reducer: (CollectionOperator, stepIndex: Int)?,
+                                 previousName: String, range: SourceRange) throws {
+        if typeOf { throw QueryTypeError(range: range, message: "@type must end the key path, found '\(step)' after it") }
+        if let (op, _) = reducer {
+            throw QueryTypeError(range: range, message: "\(op.spelling) must end the key path, found '\(step)' after it")
+        }
+    }
+
     mutating func subquery(_ node: QuerySubquery, range: SourceRange) throws -> TypedOperand {
         let collection = try keyPath(node.collection, range: range)
         guard case .path(let path) = collection.operand, path.isMany, path.type == COLUMNAR_TYPE_LINK,
@@ -689,7 +720,18 @@ extension CheckedPath.Step {
     var isToMany: Bool {
         switch self {
         case .column, .mapValue, .element: return false
+        case .nested(let step): return step == .all
         default: return true
+        }
+    }
+
+    var isMapValues: Bool { if case .mapValues = self { return true } else { return false } }
+
+    /// Whether the step reaches a list's or set's elements or a map's values, which a subscript does not index.
+    var isCollectionOfValues: Bool {
+        switch self {
+        case .elements, .mapValues, .backlinks: return true
+        default: return false
         }
     }
 }

@@ -104,6 +104,11 @@ public final class RowEvaluator {
         }
         for step in path.steps {
             var next: [Item] = []
+            if case .nested(let nestedStep) = step {
+                for item in current { descend(into: item.scalar, nestedStep, into: &next) }
+                current = next
+                continue
+            }
             for item in current {
                 guard case .object(let table, let key) = item else {
                     // Only a null link leaves a value here; a single step keeps it null.
@@ -156,6 +161,8 @@ public final class RowEvaluator {
             try check(columnar_coll_get(transaction, collection.table, collection.key, collection.column,
                                         UInt64(key), &value))
             items.append(item(value, type: type, target: nil))
+        case .nested:
+            return   // objects hold no nested collections; mixed values are followed by `descend`
         case .backlinks(let originTable, let originColumn):
             var count: UInt64 = 0
             try check(columnar_backlink_count(transaction, table, key, originTable, originColumn, &count))
@@ -164,6 +171,57 @@ public final class RowEvaluator {
                 try check(columnar_backlink_get(transaction, table, key, originTable, originColumn, index, &origin))
                 items.append(.object(originTable, origin))
             }
+        }
+    }
+
+    /// Follows a step into the collection nested in `value`: the element or elements it names, or for a position,
+    /// key or LAST that is not there (or a value that is not a collection of that kind) null.
+    private func descend(into value: ScalarValue, _ step: CheckedPath.NestedStep, into items: inout [Item]) {
+        let single = step != .all
+        guard case .nestedCollection(let encoding) = value else {
+            if single { items.append(.value(.null)) }
+            return
+        }
+        encoding.withUnsafeBytes { bytes in
+            var collection = columnar_value()
+            var cursor = columnar_mixed_cursor()
+            var count: UInt32 = 0
+            // The engine checked the encoding when it read the row, so these succeed.
+            guard columnar_mixed_decode(bytes.baseAddress, bytes.count, &collection) == 0,
+                  columnar_mixed_cursor_init(&collection, &cursor, &count) == 0 else {
+                if single { items.append(.value(.null)) }
+                return
+            }
+            let isList = Int32(collection.type.rawValue) == COLUMNAR_MIXED_LIST
+            var wanted: Int?
+            switch step {
+            case .index(let position): wanted = isList && position < Int(count) ? position : nil
+            case .last: wanted = isList && count > 0 ? Int(count) - 1 : nil
+            case .key, .all: wanted = nil
+            }
+            var key = columnar_value()
+            var element = columnar_value()
+            var position = 0
+            var found = false
+            while columnar_mixed_cursor_next(&cursor, &key, &element) {
+                defer { position += 1 }
+                switch step {
+                case .all: items.append(.value(mixedValue(element)))
+                case .key(let wantedKey):
+                    guard !isList, key.as.bytes.size == wantedKey.count,
+                          wantedKey.isEmpty
+                              || UnsafeRawBufferPointer(start: key.as.bytes.data, count: key.as.bytes.size)
+                                  .elementsEqual(wantedKey) else { continue }
+                case .index, .last:
+                    guard position == wanted else { continue }
+                }
+                if single {
+                    items.append(.value(mixedValue(element)))
+                    found = true
+                    break
+                }
+            }
+            if single && !found { items.append(.value(.null)) }
         }
     }
 

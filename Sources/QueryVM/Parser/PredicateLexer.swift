@@ -443,7 +443,7 @@ struct PredicateLexer {
     ]
     private static let oneCharacterSymbols: [Character: String] = [
         "=": "==", "<": "<", ">": ">", "!": "!", "(": "(", ")": ")", "{": "{", "}": "}", "[": "[", "]": "]",
-        ",": ",", ".": ".",
+        ",": ",", ".": ".", "*": "*",
     ]
 
     /// Punctuation and operators, longest match first.

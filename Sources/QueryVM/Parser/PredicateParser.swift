@@ -352,22 +352,43 @@ private struct Parser {
             } else if isSymbol("[") {
                 _ = advance()
                 let token = advance()
-                let key: String
-                switch token.kind {
-                case .literal(.string(let text)): key = text
-                case .valueArgument(let index, let specifier):
-                    guard case .string(let text) = try argumentValue(index, specifier, token: token) else {
-                        throw QuerySyntaxError(
-                            offset: token.range.start, message: "expected a String argument at index \(index) for a map key, found \(typeName(index))")
-                    }
-                    key = text
-                default: throw failure("a string key in a map subscript", at: token)
-                }
-                steps.append(.mapSubscript(key))
-                range = range.union(try expectSymbol("]", "to close the map subscript").range)
+                steps.append(try subscriptStep(token))
+                range = range.union(try expectSymbol("]", "to close the subscript").range)
             } else {
                 return steps
             }
+        }
+    }
+
+    /// What `[…]` holds: a key (of a map, or of a dictionary nested in a mixed value), or for a list nested in a
+    /// mixed value a position, FIRST, LAST, or `*` (every element; RealmSwift spells it `[%K]` with "#any").
+    func subscriptStep(_ token: Token) throws -> QueryKeyPath.Step {
+        switch token.kind {
+        case .literal(.string(let text)): return .mapSubscript(text)
+        case .literal(.int(let position)) where position >= 0 && position <= Int64(Int32.max):
+            return .indexSubscript(Int(position))
+        case .symbol("*"): return .allSubscript
+        case .word(let word) where word.uppercased() == "FIRST": return .indexSubscript(0)
+        case .word(let word) where word.uppercased() == "LAST": return .lastSubscript
+        case .keyPathArgument(let index):
+            try checkArgumentExists(index, token: token)
+            guard arguments[index] as? String == "#any" else {
+                throw QuerySyntaxError(offset: token.range.start,
+                                       message: "expected \"#any\" for %K in a subscript at argument index \(index), found \(typeName(index))")
+            }
+            return .allSubscript
+        case .valueArgument(let index, let specifier):
+            switch try argumentValue(index, specifier, token: token) {
+            case .string(let text): return .mapSubscript(text)
+            case .int(let position) where position >= 0 && position <= Int64(Int32.max):
+                return .indexSubscript(Int(position))
+            default:
+                throw QuerySyntaxError(
+                    offset: token.range.start,
+                    message: "expected a String key or a non-negative Int position at argument index \(index) for a subscript, found \(typeName(index))")
+            }
+        default:
+            throw failure("a string key, a non-negative position, FIRST, LAST or * in a subscript", at: token)
         }
     }
 
