@@ -402,6 +402,10 @@ struct QDItemRecord {
     var stringSet: [MirrorText]
     /// Unique keys.
     var scores: [(key: String, value: Int?)]
+    /// The persisted values of the custom-persistable properties (QDItem.price, QDItem.label), drawn after every
+    /// other value (QDMirror.init).
+    var price = 0
+    var label: MirrorText?
 
     /// The mixed property: one of the record's own values, its type chosen by the id (null, each scalar type, and
     /// the optionals' nulls), so that comparisons across types meet every pairing.
@@ -466,6 +470,7 @@ final class QDMirror {
     /// The classes' properties with their accessors (QueryMirrorQuery.swift).
     private(set) lazy var itemProperties: [QDProperty] = makeItemProperties()
     private(set) lazy var ownerProperties: [QDProperty] = makeOwnerProperties()
+    private(set) lazy var customItemProperties: [QDProperty] = makeCustomItemProperties()
 
     init(itemCount: Int, ownerCount: Int, generator: inout SeededGenerator) {
         for _ in 0 ..< 40 { objectIdPool.append((0 ..< 12).map { _ in UInt8.random(in: 0 ... 255, using: &generator) }) }
@@ -490,6 +495,12 @@ final class QDMirror {
                     : MirrorText(cityPool.randomElement(using: &generator)!)))
         }
         for index in 0 ..< itemCount { items.append(randomItem(id: index, ownerCount: ownerCount, &generator)) }
+        // Last, so that every other value is what the same seed gave before these properties existed.
+        for index in items.indices {
+            items[index].price = chance(50, &generator) ? Int.random(in: -20 ... 20, using: &generator)
+                : randomInteger(Int.self, &generator)
+            items[index].label = chance(25, &generator) ? nil : MirrorText(randomString(&generator))
+        }
         ownerItems = Array(repeating: [], count: ownerCount)
         ownerFans = Array(repeating: [], count: ownerCount)
         for (index, item) in items.enumerated() {
@@ -672,6 +683,8 @@ final class QDMirror {
                 item.optDecimal = record.optDecimal
                 item.owner = record.owner.map { ownerObjects[$0] }
                 item.mixed = record.mixed
+                item.price = QDCents(record.price)
+                item.label = record.label.map { QDLabel(unchecked: $0.string) }
                 item.friends.append(objectsIn: record.friends.map { ownerObjects[$0] })
                 item.ints.append(objectsIn: record.ints)
                 item.doubles.append(objectsIn: record.doubles)

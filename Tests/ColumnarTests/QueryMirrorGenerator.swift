@@ -49,7 +49,13 @@ struct QDQueryGenerator {
 
     mutating func leaf(on type: QDClass, variable: String?) -> QDPredicate {
         let leaf = rawLeaf(on: type, variable: variable)
-        guard variable == nil, let window, !isLight(leaf, on: type) else { return leaf }
+        return variable == nil ? windowed(leaf, on: type) : leaf
+    }
+
+    /// The leaf ANDed with `id BETWEEN {window}` when a window is set and Columnar decides the leaf object by
+    /// object (see `window`).
+    func windowed(_ leaf: QDPredicate, on type: QDClass) -> QDPredicate {
+        guard let window, !isLight(leaf, on: type) else { return leaf }
         let lower = QDConstant.literal(.int(Int64(window.lowerBound)), "\(window.lowerBound)")
         let upper = QDConstant.literal(.int(Int64(window.upperBound)), "\(window.upperBound)")
         return .and(.between(nil, .path(QDPath(["id"])), lower: lower, upper: upper, asArgument: false), leaf)

@@ -4,8 +4,10 @@
 // every part of it has a typed spelling: comparisons of the item's own properties, of its owner's and of its
 // friends' (ANY) with constants of the property's own type, string operators with their options, BETWEEN as
 // `contains(lower...upper)`, IN as `in(_:)`, `value IN list` as `contains(_:)`, counts, aggregates, map subscripts,
-// keys and values, SUBQUERY as `(condition).count`, and AND/OR/NOT. Anything else (ALL and NONE, TRUEPREDICATE,
-// constants of another numeric type, two properties) makes the translation nil, and the test draws another query.
+// keys and values, SUBQUERY as `(condition).count`, and AND/OR/NOT; the custom-persistable properties compare
+// with constants of their custom types (QDCents, QDLabel), and through `persistableValue` where the builder has
+// no operator for the custom type. Anything else (ALL and NONE, TRUEPREDICATE, constants of another numeric type,
+// two properties) makes the translation nil, and the test draws another query.
 // The mirror evaluates the same query structure, so the typed form is checked against the same answer.
 
 import Columnar
@@ -188,6 +190,8 @@ enum QDTyped {
         if case .objectId(let bytes) = value { return QDMirror.objectId(bytes) } else { return nil }
     }
     static func uuid(_ value: MirrorValue) -> UUID? { if case .uuid(let bytes) = value { return QDMirror.uuid(bytes) } else { return nil } }
+    static func cents(_ value: MirrorValue) -> QDCents? { (integer(value) as Int?).map(QDCents.init(_:)) }
+    static func label(_ value: MirrorValue) -> QDLabel? { string(value).map(QDLabel.init(unchecked:)) }
 
     /// The conversion for an optional property: null is `nil`.
     static func optional<V>(_ convert: @escaping (MirrorValue) -> V?) -> (MirrorValue) -> V?? {
@@ -271,6 +275,34 @@ enum QDTyped {
         }
     }
 
+    /// A custom-persistable property compared with constants of its custom type (`$0.price > QDCents(5)`).
+    static func custom<V: _CustomPersistable>(_ project: @escaping (Query<QDItem>) -> Query<V>,
+                                              _ convert: @escaping (MirrorValue) -> V?) -> Leaf
+        where V.PersistedType: _QueryOrdered {
+        { q, op, value, options in
+            guard options == .exact, let constant = convert(value) else { return nil }
+            let x = project(q)
+            switch op {
+            case .equal: return x == constant
+            case .notEqual: return x != constant
+            case .less: return x < constant
+            case .lessOrEqual: return x <= constant
+            case .greater: return x > constant
+            case .greaterOrEqual: return x >= constant
+            default: return nil
+            }
+        }
+    }
+
+    /// The optional label: equality with a QDLabel (or nil); the builder orders an optional custom type only
+    /// through its persisted value, so ordering, string operators and options go through `persistableValue`.
+    nonisolated(unsafe) static let labelLeaf: Leaf = { q, op, value, options in
+        if options == .exact, op == .equal || op == .notEqual {
+            return equality({ $0.label }, optional(label))(q, op, value, options)
+        }
+        return text({ $0.label.persistableValue }, optional(string))(q, op, value, options)
+    }
+
     // MARK: The properties
 
     nonisolated(unsafe) static let itemLeaves: [String: Leaf] = [
@@ -303,6 +335,8 @@ enum QDTyped {
         "optObjectId": equality({ $0.optObjectId }, optional(objectId)),
         "optUUID": equality({ $0.optUUID }, optional(uuid)),
         "optDecimal": numeric({ $0.optDecimal }, optional(decimal)),
+        "price": custom({ $0.price }, cents),
+        "label": labelLeaf,
     ]
 
     nonisolated(unsafe) static let ownerLeaves: [String: Leaf] = [
@@ -429,6 +463,7 @@ enum QDTyped {
         "optInt8": range({ $0.optInt8 }, integer), "optDouble": range({ $0.optDouble }, double),
         "optFloat": range({ $0.optFloat }, float), "optDate": range({ $0.optDate }, date),
         "optString": range({ $0.optString }, string),
+        "price": range({ $0.price }, cents), "label": range({ $0.label }, label),
     ]
 
     static func membership<V>(_ project: @escaping (Query<QDItem>) -> Query<V>,
@@ -449,5 +484,6 @@ enum QDTyped {
         "objectId": membership({ $0.objectId }, objectId), "optInt": membership({ $0.optInt }, optional(integer)),
         "optString": membership({ $0.optString }, optional(string)),
         "optDate": membership({ $0.optDate }, optional(date)),
+        "price": membership({ $0.price }, cents), "label": membership({ $0.label }, optional(label)),
     ]
 }

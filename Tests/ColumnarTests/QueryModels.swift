@@ -2,8 +2,9 @@
 // change theirs freely).
 //
 // QDItem has a property of every type a query can reach: each scalar type plain and optional, an optional link,
-// a list of links, lists and sets of values, a map, and (on QDOwner) linking objects back through the link and
-// through the list. QDOwner is the linked class; its linking objects let the same queries run from the other side.
+// a list of links, lists and sets of values, a map, two custom-persistable types (QDCents, QDLabel), and (on
+// QDOwner) linking objects back through the link and through the list. QDOwner is the linked class; its linking
+// objects let the same queries run from the other side.
 
 import Columnar
 import Foundation
@@ -68,6 +69,36 @@ final class QDItem: Object {
     @Persisted var intSet: MutableSet<Int>
     @Persisted var stringSet: MutableSet<String>
     @Persisted var scores: Map<String, Int?>
+
+    /// A CustomPersistable stored as an Int.
+    @Persisted var price: QDCents
+    /// A FailableCustomPersistable stored as a String; a stored "" does not convert and reads as nil.
+    @Persisted var label: QDLabel?
+}
+
+/// An amount in cents, stored as an Int (every Int converts).
+struct QDCents: CustomPersistable, Hashable, Comparable {
+    var amount: Int
+    init(_ amount: Int) { self.amount = amount }
+    init(persistedValue: Int) { amount = persistedValue }
+    var persistableValue: Int { amount }
+    static func < (lhs: QDCents, rhs: QDCents) -> Bool { lhs.amount < rhs.amount }
+}
+
+/// A label, stored as its text; the empty text does not convert. Equal and ordered by UTF-8 bytes, as the engine
+/// compares the stored strings, so that a range the typed builder is given (`lower...upper`) is one the engine
+/// reads the same way ("café" precomposed and decomposed are two labels, as they are two stored strings).
+struct QDLabel: FailableCustomPersistable, Hashable, Comparable {
+    var text: String
+    init(unchecked text: String) { self.text = text }
+    init?(persistedValue: String) {
+        guard !persistedValue.isEmpty else { return nil }
+        text = persistedValue
+    }
+    var persistableValue: String { text }
+    static func == (lhs: QDLabel, rhs: QDLabel) -> Bool { lhs.text.utf8.elementsEqual(rhs.text.utf8) }
+    static func < (lhs: QDLabel, rhs: QDLabel) -> Bool { lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8) }
+    func hash(into hasher: inout Hasher) { hasher.combine(Array(text.utf8)) }
 }
 
 /// A projection of QDItem, for the differential test's runs through projections: string predicates and sort
