@@ -80,4 +80,34 @@ final class MixedDumpTests: SampleDatabaseTestCase {
         XCTAssertEqual(try dump(["--where", "v.@type == 'numeric'", path, "mixed"]).rows.map(\.key), [0, 1])
         XCTAssertEqual(try dump(["--where", "v.@type IN {'object', 'null'}", path, "mixed"]).rows.map(\.key), [3, 4])
     }
+
+    func testDumpShowsNestedCollectionsAsJSONArraysAndObjects() throws {
+        let directory = try TemporaryDirectory(prefix: "mixed-nested-dump")
+        defer { directory.cleanup() }
+        let path = directory.file("nested.columnar")
+        func le32(_ x: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(x).littleEndian) { Array($0) } }
+        func sized(_ bytes: [UInt8]) -> [UInt8] { le32(bytes.count) + bytes }
+        let five = [UInt8(COLUMNAR_TYPE_INT.rawValue)] + withUnsafeBytes(of: Int64(5).littleEndian) { Array($0) }
+        let text = [UInt8(COLUMNAR_TYPE_STRING.rawValue)] + Array("x".utf8)
+        let dictionary = [UInt8(COLUMNAR_MIXED_DICTIONARY)] + le32(1) + sized(Array("a".utf8)) + sized(text)
+        let list = [UInt8(COLUMNAR_MIXED_LIST)] + le32(3) + sized(five) + le32(0) + sized(dictionary)
+        let db = try TestDatabase(path: path)
+        try db.write { txn in
+            let table = try txn.addTable("mixed")
+            let column = try txn.addColumn(table, "v", COLUMNAR_TYPE_MIXED, nullable: true)
+            let key = try txn.createObject(table)
+            var stored = columnar_value()
+            stored.type = COLUMNAR_TYPE_MIXED
+            try list.withUnsafeBytes { bytes in
+                stored.as.bytes.data = bytes.baseAddress
+                stored.as.bytes.size = bytes.count
+                XCTAssertEqual(columnar_obj_set(txn.handle, table, key, column, &stored), 0)
+            }
+        }
+        db.close()
+        let rows = try dump([path, "mixed"]).rows.map { $0.values["v"] }
+        XCTAssertEqual(rows, [.array([.int(5), .null, .object(["a": .string("x")])])])
+        XCTAssertEqual(try dump(["--where", "v[2]['a'] == 'x'", path, "mixed"]).rows.map(\.key), [0])
+        XCTAssertEqual(try dump(["--where", "v.@type == 'list'", path, "mixed"]).rows.map(\.key), [0])
+    }
 }

@@ -312,6 +312,19 @@ final class NestedMixedCollectionTests: RealmTestCase {
         XCTAssertTrue(outer.isInvalidated)
     }
 
+    func testDynamicAccessReadsAndWritesNestedCollections() throws {
+        let realm = try openRealm()
+        let item = try realm.write {
+            realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromDictionary(["l": .fromArray([])])])
+        }
+        let dynamic = try XCTUnwrap(realm.dynamicObjects("MixedItem").first)
+        let value = try XCTUnwrap(dynamic["value"] as? AnyRealmValue)
+        try realm.write { value.dictionaryValue?["l"]?.listValue?.append(.string("through dynamic access")) }
+        XCTAssertEqual(Shape(item.value), .dictionary(["l": .list([.leaf(.string("through dynamic access"))])]))
+        try realm.write { dynamic["value"] = AnyRealmValue.fromArray([.int(2)]) }
+        XCTAssertEqual(Shape(item.value), .list([.leaf(.int(2))]))
+    }
+
     func testTwoReadsOfOneNestedCollectionAreEqual() throws {
         let realm = try openRealm()
         let item = try realm.write {

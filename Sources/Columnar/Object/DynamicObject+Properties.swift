@@ -49,6 +49,10 @@ enum DynamicProperties {
             let target = core.linkedBinding(of: binding, propertyIndex: index)!
             return core.materialize(DynamicObject.self, binding: target, key: value.as.link)
         }
+        if value.type == COLUMNAR_TYPE_MIXED {
+            // A nested collection in the value stays live at this property, as through the model class.
+            return AnyRealmValue.read(value, root: .property(location, column), in: core)
+        }
         return DynamicValues.scalarValue(value, realm: Realm(core: core))
     }
 

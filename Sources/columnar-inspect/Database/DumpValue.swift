@@ -5,7 +5,7 @@
 // binary data, object ids and decimal128 bit patterns as lower-case hex; UUIDs in 8-4-4-4-12 form; timestamps as
 // ISO 8601 in UTC with nanoseconds; lists and sets as JSON arrays and dictionaries as JSON objects. A mixed value
 // is shown as the value it holds; an object in a mixed value (which names its table) as `table:key`, in JSON
-// `{"table":T,"key":K}`.
+// `{"table":T,"key":K}`; a list or dictionary nested in a mixed value as a JSON array or object of its elements.
 
 import CColumnar
 
@@ -26,6 +26,30 @@ enum DumpValue {
     case typedLink(table: UInt32, key: Int64)
     case list([DumpValue])
     case dictionary([(key: String, value: DumpValue)])
+
+    /// The elements of a list or dictionary nested in a mixed value (decoded, so checked, by the engine).
+    init(nestedCollection collection: columnar_value) {
+        var cursor = columnar_mixed_cursor()
+        guard columnar_mixed_cursor_init([collection], &cursor, nil) == 0 else {
+            self = .null
+            return
+        }
+        var key = columnar_value()
+        var element = columnar_value()
+        var elements: [DumpValue] = []
+        var entries: [(key: String, value: DumpValue)] = []
+        while columnar_mixed_cursor_next(&cursor, &key, &element) {
+            // An element is null or a mixed value's encoding, read as a MIXED column's value is.
+            let value = DumpValue(element)
+            if cursor.dictionary {
+                let keyBytes = UnsafeRawBufferPointer(start: key.as.bytes.data, count: key.as.bytes.size)
+                entries.append((String(decoding: keyBytes, as: UTF8.self), value))
+            } else {
+                elements.append(value)
+            }
+        }
+        self = cursor.dictionary ? .dictionary(entries) : .list(elements)
+    }
 
     /// Copies a value the engine handed out.
     init(_ value: columnar_value) {
@@ -54,6 +78,11 @@ enum DumpValue {
             // The engine checked the encoding when it read it; one that does not decode is shown as its bytes.
             var inner = columnar_value()
             if payload.bytes.size > 0, columnar_mixed_decode(payload.bytes.data, payload.bytes.size, &inner) == 0 {
+                let tag = Int32(inner.type.rawValue)
+                if tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY {
+                    self = DumpValue(nestedCollection: inner)
+                    return
+                }
                 self = inner.type == COLUMNAR_TYPE_LINK
                     ? .typedLink(table: inner.as.typed_link.table, key: inner.as.typed_link.key) : DumpValue(inner)
             } else {
