@@ -119,6 +119,14 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         }
     }
 
+    /// For a nested dictionary, its entries with copies of the collections among the values; nil otherwise.
+    var nestedEntryCopies: [Key: Value]? {
+        guard let nested else { return nil }
+        var copies: [Key: Value] = [:]
+        for (key, value) in Self.nestedEntries(nested, live: false) { copies[Self.key(from: key)] = value }
+        return copies
+    }
+
     /// Stops when the map is a nested one, for the operations only a map property has.
     func requireNotNested(_ operation: String) {
         precondition(nested == nil, "Columnar: \(operation) is not supported on a Map nested in an AnyRealmValue; "

@@ -114,10 +114,9 @@ extension Results {
 extension List {
     public var isFrozen: Bool { managed?.core.isFrozen ?? nested?.core.isFrozen ?? false }
     public func freeze() -> List<Element> {
-        requireNotNested("freeze()")
-        return Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged lists cannot be frozen.")
+        Freezing.freeze(self, core: managed?.core ?? nested?.core, unmanaged: "Unmanaged lists cannot be frozen.")
     }
-    public func thaw() -> List<Element>? { Freezing.thaw(self, core: managed?.core) }
+    public func thaw() -> List<Element>? { Freezing.thaw(self, core: managed?.core ?? nested?.core) }
 }
 
 extension MutableSet {
@@ -131,10 +130,9 @@ extension MutableSet {
 extension Map {
     public var isFrozen: Bool { managed?.core.isFrozen ?? nested?.core.isFrozen ?? false }
     public func freeze() -> Map<Key, Value> {
-        requireNotNested("freeze()")
-        return Freezing.freeze(self, core: managed?.core, unmanaged: "Unmanaged maps cannot be frozen.")
+        Freezing.freeze(self, core: managed?.core ?? nested?.core, unmanaged: "Unmanaged maps cannot be frozen.")
     }
-    public func thaw() -> Map<Key, Value>? { Freezing.thaw(self, core: managed?.core) }
+    public func thaw() -> Map<Key, Value>? { Freezing.thaw(self, core: managed?.core ?? nested?.core) }
 }
 
 extension LinkingObjects {

@@ -154,7 +154,14 @@ extension Results: ThreadConfined {
 
 extension List: ThreadConfined {
     public func _handOverRecipe() -> _HandOverRecipe {
-        requireNotNested("ThreadSafeReference")
+        if let nested {
+            // The same place in the other core, while it still holds a list.
+            return _HandOverRecipe(core: nested.core) { core in
+                let rebound = nested.rebound(to: core)
+                guard case .list? = rebound.currentTree() else { return nil }
+                return List<Element>(nestedSlot: rebound)
+            }
+        }
         guard let managed else { fatalError("Cannot construct reference to unmanaged object") }
         return _HandOverRecipe(core: managed.core) { core in
             let location = managed.location.rebound(to: core)
@@ -177,7 +184,14 @@ extension MutableSet: ThreadConfined {
 
 extension Map: ThreadConfined {
     public func _handOverRecipe() -> _HandOverRecipe {
-        requireNotNested("ThreadSafeReference")
+        if let nested {
+            // The same place in the other core, while it still holds a dictionary.
+            return _HandOverRecipe(core: nested.core) { core in
+                let rebound = nested.rebound(to: core)
+                guard case .dictionary? = rebound.currentTree() else { return nil }
+                return Map<Key, Value>(nestedSlot: rebound)
+            }
+        }
         guard let managed else { fatalError("Cannot construct reference to unmanaged object") }
         return _HandOverRecipe(core: managed.core) { core in
             let location = managed.location.rebound(to: core)

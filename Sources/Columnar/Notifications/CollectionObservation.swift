@@ -165,8 +165,12 @@ extension List {
     /// managed.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
-        CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
-                                    elements: { $0._elementResults("observe") }, block: block)
+        if let nested {
+            return NestedCollectionObservation.start(self, slot: nested, in: queue.map(ConfinementContext.queue),
+                                                     block: block)
+        }
+        return CollectionObservation.start(self, in: queue.map(ConfinementContext.queue), keyPaths: keyPaths,
+                                           elements: { $0._elementResults("observe") }, block: block)
     }
 
     public func observe(keyPaths: [PartialKeyPath<Element>], on queue: DispatchQueue? = nil,

@@ -28,6 +28,8 @@ final class MapRegistration<Key: _MapKey, Value: RealmCollectionValue>: Notifica
 
     private func currentEntries() -> [Key: Value] {
         guard !map.isInvalidated else { return [:] }
+        // A nested dictionary's values as copies: a collection among them compares by its contents then.
+        if let copies = map.nestedEntryCopies { return copies }
         var result: [Key: Value] = [:]
         for (key, value) in map.asKeyValueSequence() { result[key] = value }
         return result
@@ -112,9 +114,9 @@ enum MapObservation {
     /// where the map is rebuilt with its hand-over recipe (nothing is registered if its object was deleted).
     static func start<Key, Value>(_ map: Map<Key, Value>, in context: ConfinementContext?, keyPaths: [String]?,
                                   block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) -> NotificationToken {
-        map.requireNotNested("observe")
-        guard let managed = map.managed else { fatalError("Columnar: observe may only be called on a managed Map") }
-        let core = managed.core
+        guard let core = map.managed?.core ?? map.nested?.core else {
+            fatalError("Columnar: observe may only be called on a managed Map")
+        }
         core.requireObservable()
         guard let context else {
             let registration = MapRegistration(map: map, keyPaths: keyPaths, block: block)

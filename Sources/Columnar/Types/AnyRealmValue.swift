@@ -94,8 +94,18 @@ public enum AnyRealmValue: Hashable {
         case (.objectId(let l), .objectId(let r)): return l == r
         case (.decimal128(let l), .decimal128(let r)): return l == r
         case (.uuid(let l), .uuid(let r)): return l == r
-        case (.dictionary(let l), .dictionary(let r)): return l === r || NestedMixedSlot.same(l.nested, r.nested)
-        case (.list(let l), .list(let r)): return l == r
+        // Stored collections are equal when they are the same one (the same place); unmanaged ones when their
+        // contents are, as in RealmSwift.
+        case (.dictionary(let l), .dictionary(let r)):
+            if l === r || NestedMixedSlot.same(l.nested, r.nested) { return true }
+            guard l.managed == nil, l.nested == nil, r.managed == nil, r.nested == nil, l.count == r.count else {
+                return false
+            }
+            return l.asKeyValueSequence().allSatisfy { r[$0.key] == $0.value }
+        case (.list(let l), .list(let r)):
+            if l == r { return true }
+            guard l.managed == nil, l.nested == nil, r.managed == nil, r.nested == nil else { return false }
+            return Array(l) == Array(r)
         default: return false
         }
     }

@@ -198,6 +198,29 @@ struct NestedMixedSlot {
 
     func appending(_ step: Step) -> NestedMixedSlot { NestedMixedSlot(root: root, path: path + [step]) }
 
+    /// The same place in another core of the same file (a frozen version, another thread's Realm).
+    func rebound(to core: RealmCore) -> NestedMixedSlot {
+        switch root {
+        case .property(let location, let column):
+            return NestedMixedSlot(root: .property(location.rebound(to: core), column), path: path)
+        case .listElement(let list, let position):
+            return NestedMixedSlot(root: .listElement(list.rebound(to: core), position), path: path)
+        case .mapValue(let map, let key):
+            return NestedMixedSlot(root: .mapValue(map.rebound(to: core), key), path: path)
+        }
+    }
+
+    /// The encodings of the collection's elements (nil for null) in order, or of its values in key order, now;
+    /// nil when the path no longer leads to a collection. What change notifications compare.
+    func elementEncodings() -> [[UInt8]?]? {
+        switch currentTree() {
+        case .list(let elements)?: return elements.map { $0.encoded() }
+        case .dictionary(let entries)?:
+            return entries.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { entries[$0]!.encoded() }
+        default: return nil
+        }
+    }
+
     var core: RealmCore { Self.core(of: root) }
     var realm: Realm { Realm(core: core) }
 
@@ -370,6 +393,73 @@ extension AnyRealmValue {
             fatalError("Columnar: a MutableSet<AnyRealmValue> cannot hold a nested List or Map (sets of mixed "
                        + "values hold only non-collection values, as in RealmSwift)")
         default: return
+        }
+    }
+}
+
+/// Change notifications of a nested list: the object (or list or map) holding the tree is compared at each new
+/// version, element by element. Nested values have no identity to follow, so the change is stated as the engine's
+/// collections state a replacement: the elements equal at the start and at the end are kept, and in the range
+/// between, positions present in both are modifications, the rest deletions (old) or insertions (new).
+final class NestedListRegistration<Element: RealmCollectionValue>: NotificationRegistration {
+    private let list: List<Element>
+    private let slot: NestedMixedSlot
+    private let block: (RealmCollectionChange<List<Element>>) -> Void
+    private var encodings: [[UInt8]?] = []
+
+    init(list: List<Element>, slot: NestedMixedSlot, block: @escaping (RealmCollectionChange<List<Element>>) -> Void) {
+        self.list = list
+        self.slot = slot
+        self.block = block
+    }
+
+    override func deliver(_ comparison: VersionComparison, notify: Bool, siblingFired: Bool) {
+        if needsInitial {
+            needsInitial = false
+            encodings = slot.elementEncodings() ?? []
+            if notify { block(.initial(list)) }
+            return
+        }
+        // A list whose place no longer holds one has nothing more to report.
+        guard comparison.versionChanged, let now = slot.elementEncodings() else { return }
+        let change = Self.change(from: encodings, to: now)
+        encodings = now
+        guard notify, !(change.deletions.isEmpty && change.insertions.isEmpty && change.modifications.isEmpty)
+        else { return }
+        block(.update(list, deletions: change.deletions, insertions: change.insertions,
+                      modifications: change.modifications))
+    }
+
+    static func change(from old: [[UInt8]?], to new: [[UInt8]?])
+        -> (deletions: [Int], insertions: [Int], modifications: [Int]) {
+        var prefix = 0
+        while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < old.count - prefix, suffix < new.count - prefix,
+              old[old.count - 1 - suffix] == new[new.count - 1 - suffix] { suffix += 1 }
+        let oldMiddle = prefix ..< old.count - suffix, newMiddle = prefix ..< new.count - suffix
+        let shared = min(oldMiddle.count, newMiddle.count)
+        return (deletions: Array(oldMiddle.dropFirst(shared)), insertions: Array(newMiddle.dropFirst(shared)),
+                modifications: Array(prefix ..< prefix + shared))
+    }
+}
+
+enum NestedCollectionObservation {
+    /// Registers an observation of a nested list on the observing thread, or in `context`, where it is rebuilt at
+    /// the same place in that context's core.
+    static func start<Element>(_ list: List<Element>, slot: NestedMixedSlot, in context: ConfinementContext?,
+                               block: @escaping (RealmCollectionChange<List<Element>>) -> Void) -> NotificationToken {
+        let core = slot.core
+        core.requireObservable()
+        guard let context else {
+            let registration = NestedListRegistration(list: list, slot: slot, block: block)
+            core.register(registration)
+            return NotificationToken(registration)
+        }
+        return ConfinedObservation.start(in: context, configuration: core.configuration) { confinedCore in
+            let rebound = slot.rebound(to: confinedCore)
+            guard rebound.currentTree() != nil else { return nil }
+            return NestedListRegistration(list: List<Element>(nestedSlot: rebound), slot: rebound, block: block)
         }
     }
 }
