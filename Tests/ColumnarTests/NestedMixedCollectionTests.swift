@@ -180,6 +180,45 @@ final class NestedMixedCollectionTests: RealmTestCase {
         XCTAssertEqual(Shape(try XCTUnwrap(realm.object(ofType: MixedItem.self, forPrimaryKey: 1)).value), .list([]))
     }
 
+    /// RealmSwift's reassignment cases, including assigning a nested collection to another place of its own tree
+    /// (which RealmSwift's tests leave out for a known core issue): the value is copied as it is at the time.
+    func testReassigningElementsIncludingNestedCollectionsOfTheSameTree() throws {
+        let realm = try openRealm()
+        let item = try realm.write {
+            realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromArray([
+                .bool(true), .fromDictionary(["key": .int(12)]), .float(13.12)])])
+        }
+        XCTAssertEqual(item.value.listValue?[1].dictionaryValue?["key"], .int(12))
+        try realm.write { item.value.listValue?.append(.fromArray([.double(20.20), .string("hello")])) }
+        XCTAssertEqual(item.value.listValue?[3].listValue?[0], .double(20.20))
+        try realm.write { item.value.listValue?.append(item.value.listValue![0]) }
+        XCTAssertEqual(item.value.listValue?[4], .bool(true))
+        try realm.write { item.value.listValue?.append(item.value.listValue![3]) }
+        XCTAssertEqual(item.value.listValue?[5].listValue?[0], .double(20.20))
+        try realm.write { item.value.listValue?[3] = item.value.listValue![3] }
+        XCTAssertEqual(item.value.listValue?[3].listValue?[0], .double(20.20))
+        try realm.write { item.value.listValue?[1] = .fromDictionary(["new-key": .int(3)]) }
+        try realm.write { item.value.listValue?[3] = item.value.listValue![1] }
+        XCTAssertEqual(item.value.listValue?[3].dictionaryValue?["new-key"], .int(3))
+        // A copy, not a second name: changing one leaves the other.
+        try realm.write { item.value.listValue?[3].dictionaryValue?["new-key"] = .int(4) }
+        XCTAssertEqual(item.value.listValue?[1].dictionaryValue?["new-key"], .int(3))
+        try realm.write { item.value.listValue?[1].dictionaryValue?["self"] = item.value.listValue![1] }
+        XCTAssertEqual(item.value.listValue?[1].dictionaryValue?["self"]?.dictionaryValue?["new-key"], .int(3))
+        XCTAssertEqual(item.value.listValue?.count, 6)
+        // Enumerating every level reaches every value.
+        func count(_ value: AnyRealmValue) -> Int {
+            switch value {
+            case .list(let list): return 1 + list.reduce(0) { $0 + count($1) }
+            case .dictionary(let map): return 1 + map.asKeyValueSequence().reduce(0) { $0 + count($1.value) }
+            default: return 1
+            }
+        }
+        XCTAssertEqual(count(item.value), 13)
+        try realm.write { item.value = .fromDictionary(["key1": .string("adios")]) }
+        XCTAssertNil(item.value.dictionaryValue?["key2"])
+    }
+
     func testAnUnmanagedObjectInANestedCollectionIsAddedToTheRealm() throws {
         let realm = try openRealm()
         let item = try realm.write {

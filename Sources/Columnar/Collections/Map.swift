@@ -127,12 +127,6 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: CustomStringC
         return copies
     }
 
-    /// Stops when the map is a nested one, for the operations only a map property has.
-    func requireNotNested(_ operation: String) {
-        precondition(nested == nil, "Columnar: \(operation) is not supported on a Map nested in an AnyRealmValue; "
-                         + "use it on the object that holds the value")
-    }
-
     private static var valueType: any _Persistable.Type {
         CollectionColumn.persistableType(of: Value.self, in: .map)
     }
