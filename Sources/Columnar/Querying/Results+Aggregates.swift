@@ -19,8 +19,10 @@ extension Results {
         return AggregateConversion.value(result.maximum, as: T.self, property: property)
     }
 
-    /// The sum of a numeric property; zero when there are no values.
+    /// The sum of a numeric property; zero when there are no values. A mixed property sums its numbers in
+    /// Decimal128 (MixedAggregation.swift).
     public func sum<T: AddableType>(ofProperty property: String) -> T {
+        if T.self == AnyRealmValue.self { return mixedAggregate(property, .sumAverage).sum as! T }
         guard let target else { return AggregateConversion.sum(AggregateResult(), isInteger: false, as: T.self,
                                                                   property: property) }
         let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target) ?? AggregateResult()
@@ -28,11 +30,26 @@ extension Results {
         return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
     }
 
-    /// The mean of a numeric property, or nil when there are no non-null values.
+    /// The mean of a numeric property, or nil when there are no non-null values. A mixed property averages its
+    /// numbers in Decimal128.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
+        if T.self == AnyRealmValue.self { return mixedAggregate(property, .sumAverage).average as! T? }
         guard let target, let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target)
         else { return nil }
         return AggregateConversion.average(result, as: T.self, property: property)
+    }
+
+    /// The sum and average of a mixed property over the results, as AnyRealmValue.
+    private func mixedAggregate(_ property: String, _ use: TypeChecker.KeyPathUse)
+        -> (sum: AnyRealmValue, average: AnyRealmValue?) {
+        let decimals = RealmCore.decimalSupport
+        let result = target.flatMap { aggregate(property, use, wanted: COLUMNAR_AGGREGATE_SUM, target: $0) }
+            ?? AggregateResult()
+        let sum = AggregateConversion.value(MixedAggregation.sum(result, decimals: decimals), as: AnyRealmValue.self,
+                                            property: property) ?? .int(0)
+        let average = AggregateConversion.value(MixedAggregation.average(result, decimals: decimals),
+                                                as: AnyRealmValue.self, property: property)
+        return (sum, average)
     }
 
     private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse, target: QueryTarget) -> CheckedPath? {
@@ -136,6 +153,12 @@ enum AggregateConversion {
         case .timestamp(let seconds, let nanoseconds):
             any = Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
         case .decimal128(let bits): any = bits.withUnsafeBytes { Decimal128(rawBytes: $0) }
+        // The extremes of mixed values can be of the other kinds that sort.
+        case .bool(let bool): any = bool
+        case .string(let bytes): any = String(decoding: bytes, as: UTF8.self)
+        case .data(let bytes): any = Data(bytes)
+        case .objectId(let bytes): any = bytes.withUnsafeBytes { ObjectId(rawBytes: $0) }
+        case .uuid(let bytes): any = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
         default: any = nil
         }
         guard let any else { return nil }

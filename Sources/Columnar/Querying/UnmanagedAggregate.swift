@@ -57,11 +57,21 @@ struct UnmanagedAggregate {
     }
 
     func sum<T>() -> T {
-        AggregateConversion.sum(result, isInteger: type == COLUMNAR_TYPE_INT, as: T.self, property: property)
+        if type == COLUMNAR_TYPE_MIXED {
+            // RealmSwift's unmanaged collections answer the integer 0 when there is no number to add.
+            if result.count == 0 { return AggregateConversion.value(.int(0), as: T.self, property: property)! }
+            return AggregateConversion.value(MixedAggregation.sum(result, decimals: RealmCore.decimalSupport),
+                                             as: T.self, property: property)!
+        }
+        return AggregateConversion.sum(result, isInteger: type == COLUMNAR_TYPE_INT, as: T.self, property: property)
     }
 
     func average<T>() -> T? {
-        AggregateConversion.average(result, as: T.self, property: property)
+        if type == COLUMNAR_TYPE_MIXED {
+            return AggregateConversion.value(MixedAggregation.average(result, decimals: RealmCore.decimalSupport),
+                                             as: T.self, property: property)
+        }
+        return AggregateConversion.average(result, as: T.self, property: property)
     }
 
     // MARK: Accumulating
@@ -69,6 +79,14 @@ struct UnmanagedAggregate {
     /// Adds one non-null value: to the count and the sum (NaN included, as the engine does), and to the extremes
     /// unless it is NaN.
     private mutating func add(_ value: Any) {
+        if type == COLUMNAR_TYPE_MIXED {
+            // As the engine aggregates mixed values; the extremes are converted back from the engine's value.
+            guard let mixed = value as? AnyRealmValue, let scalar = mixed.aggregateScalar else { return }
+            MixedAggregation.add(scalar, to: &result, decimals: RealmCore.decimalSupport)
+            minimumValue = AnyRealmValue.fromAggregate(result.minimum)
+            maximumValue = AnyRealmValue.fromAggregate(result.maximum)
+            return
+        }
         result.count += 1
         switch value {
         case let integer as any BinaryInteger:
@@ -153,7 +171,8 @@ struct UnmanagedAggregate {
     }
 
     private static func accepts(_ type: columnar_type, for use: TypeChecker.KeyPathUse) -> Bool {
-        let numbers = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_DECIMAL128]
+        let numbers = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_DECIMAL128,
+                       COLUMNAR_TYPE_MIXED]
         return use == .minMax ? (numbers + [COLUMNAR_TYPE_TIMESTAMP]).contains(type) : numbers.contains(type)
     }
 

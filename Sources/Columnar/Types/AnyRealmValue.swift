@@ -319,3 +319,36 @@ extension AnyRealmValue: QueryArgumentConvertible {
 
 /// Mixed values sort, by kind and then by value (docs/QueryVM.md, "Sorting"), as in RealmSwift.
 extension AnyRealmValue: SortableType {}
+
+// MARK: Aggregates
+
+/// `min`, `max`, `sum` and `average` of mixed values, as RealmSwift has them: the sum and average of the numbers
+/// among the values in Decimal128, the extremes among every value that sorts (MixedAggregation.swift).
+extension AnyRealmValue: MinMaxType {}
+extension AnyRealmValue: AddableType {}
+
+extension AnyRealmValue {
+    /// The value as the engine aggregates it; nil for none, objects and nested collections, which aggregates skip.
+    var aggregateScalar: ScalarValue? {
+        switch self {
+        case .none, .object, .list, .dictionary: return nil
+        case .int(let value): return .int(Int64(value))
+        case .bool(let value): return .bool(value)
+        case .float(let value): return .float(value)
+        case .double(let value): return .double(value)
+        case .string(let value): return .string(Array(value.utf8))
+        case .data(let value): return .data(Array(value))
+        case .date(let value):
+            guard case .timestamp(let time)? = QueryArgument.scalarValue(of: value) else { return nil }
+            return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+        case .objectId(let value): return .objectId(withUnsafeBytes(of: value.bytes) { Array($0) })
+        case .decimal128(let value): return .decimal128(value.bits)
+        case .uuid(let value): return .uuid(withUnsafeBytes(of: value.uuid) { Array($0) })
+        }
+    }
+
+    /// An aggregate's result as a mixed value (nil for null).
+    static func fromAggregate(_ value: ScalarValue) -> AnyRealmValue? {
+        AggregateConversion.value(value, as: AnyRealmValue.self, property: "self")
+    }
+}

@@ -86,8 +86,9 @@ extension TypeChecker {
         case .distinct: accepted = numbers + [COLUMNAR_TYPE_BOOL, COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_STRING,
                                              COLUMNAR_TYPE_BINARY, COLUMNAR_TYPE_OBJECTID, COLUMNAR_TYPE_UUID,
                                              COLUMNAR_TYPE_LINK, COLUMNAR_TYPE_MIXED]
-        case .minMax: accepted = numbers + [COLUMNAR_TYPE_TIMESTAMP]
-        case .sumAverage: accepted = numbers
+        // Mixed values aggregate as Realm defines it (MixedAggregation.swift).
+        case .minMax: accepted = numbers + [COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_MIXED]
+        case .sumAverage: accepted = numbers + [COLUMNAR_TYPE_MIXED]
         }
         guard accepted.contains(path.type) else {
             let verb: String
@@ -669,7 +670,8 @@ private struct Checker {
             let valueType = checked.type
             let numeric = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_DECIMAL128]
             let ordered = numeric + [COLUMNAR_TYPE_TIMESTAMP]
-            guard (op == .min || op == .max ? ordered : numeric).contains(valueType) else {
+            guard (op == .min || op == .max ? ordered : numeric).contains(valueType) || valueType == COLUMNAR_TYPE_MIXED
+            else {
                 throw QueryTypeError(range: range,
                                      message: "\(op.spelling) needs \(op == .min || op == .max ? "numbers or dates" : "numbers"), but '\(path)' holds \(Self.typeName(valueType)) values")
             }
@@ -678,6 +680,7 @@ private struct Checker {
             }
             let resultType: columnar_type
             switch op {
+            case _ where valueType == COLUMNAR_TYPE_MIXED: resultType = COLUMNAR_TYPE_MIXED   // MixedAggregation.swift
             case .avg: resultType = valueType == COLUMNAR_TYPE_DECIMAL128 ? valueType : COLUMNAR_TYPE_DOUBLE
             case .sum: resultType = valueType == COLUMNAR_TYPE_FLOAT ? COLUMNAR_TYPE_DOUBLE : valueType
             default: resultType = valueType

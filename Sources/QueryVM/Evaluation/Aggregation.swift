@@ -10,6 +10,17 @@ import CColumnar
 enum Aggregation {
     static func reduce(_ values: [ScalarValue], _ op: CollectionOperator, type: columnar_type,
                        decimals: QueryDecimalSupport?) -> ScalarValue {
+        if type == COLUMNAR_TYPE_MIXED {
+            var result = AggregateResult()
+            for value in values { MixedAggregation.add(value, to: &result, decimals: decimals) }
+            switch op {
+            case .min: return result.minimum
+            case .max: return result.maximum
+            case .sum: return MixedAggregation.sum(result, decimals: decimals)
+            case .avg: return MixedAggregation.average(result, decimals: decimals)
+            default: return .null
+            }
+        }
         let present = values.filter { !$0.isNull }
         switch op {
         case .min, .max:

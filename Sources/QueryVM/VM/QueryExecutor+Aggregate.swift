@@ -33,6 +33,14 @@ extension QueryExecutor {
             return try scanAggregate(column: column, type: type, wanted: wanted)
         }
         var result = AggregateResult()
+        if path.type == COLUMNAR_TYPE_MIXED {
+            try forEachMatch(candidates: candidates) { key in
+                for value in try evaluator.values(.path(path), table: program.table, key: key) {
+                    MixedAggregation.add(value, to: &result, decimals: evaluator.decimals)
+                }
+            }
+            return result
+        }
         let compareLess = ScalarComparison(op: .lessThan, options: [], decimals: evaluator.decimals)
         try forEachMatch(candidates: candidates) { key in
             for value in try evaluator.values(.path(path), table: program.table, key: key) where !value.isNull {
