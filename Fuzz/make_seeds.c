@@ -467,6 +467,88 @@ static void seed_small(void) {
     seed_finish(&s);
 }
 
+/* Mixed values: a MIXED column, list and dictionary holding scalars of several types and nested lists and
+ * dictionaries (columnar.h, "Nested collections"), so the fuzzer mutates the bytes the mixed decoder checks. */
+static size_t put_u32(uint8_t *out, uint32_t v) {
+    memcpy(out, &v, 4);   /* little-endian hosts only, as the engine */
+    return 4;
+}
+
+static size_t put_scalar(uint8_t *out, columnar_type type, int64_t n) {
+    columnar_value value = value_of(type, n);
+    size_t size = 0;
+    CHECK(columnar_mixed_encode(&value, out, 64, &size));
+    return size;
+}
+
+/* [n, null, "word", {"a": n / 7.0, "b": [true]}] into `out` (at most 160 bytes). */
+static size_t put_nested(uint8_t *out, int64_t n) {
+    size_t at = 0;
+    out[at++] = COLUMNAR_MIXED_LIST;
+    at += put_u32(out + at, 4);
+    size_t size_at = at;
+    at += 4;
+    at += put_scalar(out + at, COLUMNAR_TYPE_INT, n);
+    put_u32(out + size_at, (uint32_t)(at - size_at - 4));
+    at += put_u32(out + at, 0);
+    size_at = at;
+    at += 4;
+    at += put_scalar(out + at, COLUMNAR_TYPE_STRING, n);
+    put_u32(out + size_at, (uint32_t)(at - size_at - 4));
+    size_t dict_size_at = at;
+    at += 4;
+    size_t dict_at = at;
+    out[at++] = COLUMNAR_MIXED_DICTIONARY;
+    at += put_u32(out + at, 2);
+    at += put_u32(out + at, 1);
+    out[at++] = 'a';
+    size_at = at;
+    at += 4;
+    at += put_scalar(out + at, COLUMNAR_TYPE_DOUBLE, n);
+    put_u32(out + size_at, (uint32_t)(at - size_at - 4));
+    at += put_u32(out + at, 1);
+    out[at++] = 'b';
+    size_at = at;
+    at += 4;
+    out[at++] = COLUMNAR_MIXED_LIST;
+    at += put_u32(out + at, 1);
+    at += put_u32(out + at, 2);
+    at += put_scalar(out + at, COLUMNAR_TYPE_BOOL, 0);
+    put_u32(out + size_at, (uint32_t)(at - size_at - 4));
+    put_u32(out + dict_size_at, (uint32_t)(at - dict_at));
+    return at;
+}
+
+static void seed_mixed(void) {
+    seed s;
+    seed_open(&s, "mixed", 4);
+    begin(&s);
+    columnar_table_id table = add_table(&s, "things");
+    columnar_col_id single = add_column(&s, table, "any", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_NONE, true, false, 0);
+    columnar_col_id list = add_column(&s, table, "anys", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_LIST, true, false, 0);
+    columnar_col_id dict = add_column(&s, table, "anyMap", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_DICT, true, false,
+                                      0);
+    static const columnar_type scalar_types[] = { COLUMNAR_TYPE_INT, COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_DOUBLE,
+                                                  COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_UUID, COLUMNAR_TYPE_BOOL };
+    uint8_t buffer[256];
+    for (int i = 0; i < 12; i++) {
+        columnar_key key = create(&s, table);
+        columnar_value value = { .type = COLUMNAR_TYPE_MIXED };
+        value.as.bytes.data = buffer;
+        value.as.bytes.size = i % 3 == 0 ? put_nested(buffer, i) : put_scalar(buffer, scalar_types[i % 6], i);
+        if (i % 5 != 4) set(&s, table, key, single, value);
+        for (int e = 0; e < i % 4; e++) {
+            value.as.bytes.size = e == 1 ? put_nested(buffer, i + e) : put_scalar(buffer, scalar_types[e], i * 3 + e);
+            CHECK(columnar_list_insert(s.txn, table, key, list, (uint64_t)e, &value));
+            char dict_key[16];
+            snprintf(dict_key, sizeof dict_key, "k%d", e);
+            CHECK(columnar_dict_set(s.txn, table, key, dict, dict_key, strlen(dict_key), &value));
+        }
+    }
+    commit(&s);
+    seed_finish(&s);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: make_seeds OUTPUT_DIRECTORY\n");
@@ -488,6 +570,7 @@ int main(int argc, char **argv) {
     seed_deep_tree();
     seed_history();
     seed_small();
+    seed_mixed();
     rmdir(scratch_directory);
     return 0;
 }

@@ -380,6 +380,73 @@ final class MixedValueTests: DatabaseTestCase {
         }
     }
 
+    /// Damaged nested encodings never make the decoder read outside the bytes or loop: every mutation of valid
+    /// trees (bit flips, changed sizes and counts, cut tails) either decodes, and then walks within its bytes, or is
+    /// refused as corrupt.
+    func testMutatedNestedEncodingsDecodeOrAreRefusedWithinTheirBytes() throws {
+        var generator = makeSeededGenerator()
+        func tree(_ depth: Int) -> [UInt8] {
+            switch Int.random(in: 0..<6, using: &generator) {
+            case 0 where depth < 4:
+                return Self.nestedList((0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                    Bool.random(using: &generator) ? nil : tree(depth + 1)
+                })
+            case 1 where depth < 4:
+                let keys = Set((0..<Int.random(in: 0...3, using: &generator)).map { _ in "k\(Int.random(in: 0..<9, using: &generator))" })
+                return Self.nestedDictionary(keys.sorted().map { ($0, tree(depth + 1)) })
+            case 2: return Mixed.string(Array("text".utf8)).encoding!
+            case 3: return Mixed.double(2.5).encoding!
+            default: return Mixed.int(Int64.random(in: -9...9, using: &generator)).encoding!
+            }
+        }
+        var decoded = 0, refused = 0
+        for _ in 0..<20_000 {
+            var bytes = tree(0)
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0:
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                bytes[position] ^= UInt8(1) << UInt8.random(in: 0...7, using: &generator)
+            case 1:
+                bytes.removeLast(Int.random(in: 0...min(8, bytes.count - 1), using: &generator))
+            case 2 where bytes.count > 5:
+                // A size or count field set to something large.
+                let position = Int.random(in: 1..<bytes.count - 3, using: &generator)
+                bytes.replaceSubrange(position..<position + 4, with: Self.le32(Int(UInt32.random(in: 0...UInt32.max, using: &generator))))
+            default:
+                bytes.insert(UInt8.random(in: 0...255, using: &generator), at: Int.random(in: 1...bytes.count, using: &generator))
+            }
+            let code = withNonNullBytes(bytes) { pointer, size -> Int32 in
+                var value = columnar_value()
+                let rc = columnar_mixed_decode(pointer, size, &value)
+                let tag = Int32(value.type.rawValue)
+                if rc == COLUMNAR_OK, tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY {
+                    // Walk the whole tree; every element must lie inside the encoding.
+                    let end = pointer + size
+                    func walk(_ collection: inout columnar_value) {
+                        var cursor = columnar_mixed_cursor()
+                        guard columnar_mixed_cursor_init(&collection, &cursor, nil) == COLUMNAR_OK else { return }
+                        var key = columnar_value(), element = columnar_value()
+                        while columnar_mixed_cursor_next(&cursor, &key, &element) {
+                            if element.is_null { continue }
+                            let start = element.`as`.bytes.data!
+                            XCTAssertTrue(start >= pointer && start + element.`as`.bytes.size <= end)
+                            var inner = columnar_value()
+                            XCTAssertEqual(columnar_mixed_decode(start, element.`as`.bytes.size, &inner), COLUMNAR_OK)
+                            let innerTag = Int32(inner.type.rawValue)
+                            if innerTag == COLUMNAR_MIXED_LIST || innerTag == COLUMNAR_MIXED_DICTIONARY { walk(&inner) }
+                        }
+                    }
+                    walk(&value)
+                }
+                return rc
+            }
+            XCTAssertTrue(code == COLUMNAR_OK || code == COLUMNAR_ECORRUPT, "code \(code)")
+            if code == COLUMNAR_OK { decoded += 1 } else { refused += 1 }
+        }
+        XCTAssertGreaterThan(decoded, 1_000)
+        XCTAssertGreaterThan(refused, 1_000)
+    }
+
     func testKernelsTakeNestedCollectionsAsTheirOwnTypes() throws {
         let rows: [[UInt8]?] = [Self.nestedList([Mixed.int(5).encoding!]), Self.nestedDictionary([("a", nil)]),
                                 Mixed.int(5).encoding!, nil]

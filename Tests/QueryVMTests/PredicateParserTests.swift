@@ -408,7 +408,9 @@ final class PredicateParserTests: XCTestCase {
         XCTAssertTrue(errorMessage("a == %@", Opaque()).contains("at argument index 0, found a value of type Opaque"))
         XCTAssertTrue(errorMessage("%K == 1", 5).contains("String key path for %K at argument index 0"))
         XCTAssertTrue(errorMessage("%K == 1", "a..b").contains("found \"a..b\""))
-        XCTAssertTrue(errorMessage("m[%@] == 1", 5).contains("String argument at index 0 for a map key"))
+        XCTAssertTrue(errorMessage("m[%@] == 1", 2.5)
+            .contains("a String key or a non-negative Int position at argument index 0 for a subscript"))
+        XCTAssertTrue(errorMessage("m[%K] == 1", "x").contains("expected \"#any\" for %K in a subscript"))
         XCTAssertTrue(errorMessage("a == %@", UInt64.max).contains("argument index 0"))
     }
 }
