@@ -477,11 +477,11 @@ static size_t put_u32(uint8_t *out, uint32_t v) {
 static size_t put_scalar(uint8_t *out, columnar_type type, int64_t n) {
     columnar_value value = value_of(type, n);
     size_t size = 0;
-    CHECK(columnar_mixed_encode(&value, out, 64, &size));
+    CHECK(columnar_mixed_encode(&value, out, 128, &size));
     return size;
 }
 
-/* [n, null, "word", {"a": n / 7.0, "b": [true]}] into `out` (at most 160 bytes). */
+/* [n, null, "word", {"a": n / 7.0, "b": [true]}] into `out` (at most 300 bytes). */
 static size_t put_nested(uint8_t *out, int64_t n) {
     size_t at = 0;
     out[at++] = COLUMNAR_MIXED_LIST;
@@ -530,7 +530,7 @@ static void seed_mixed(void) {
                                       0);
     static const columnar_type scalar_types[] = { COLUMNAR_TYPE_INT, COLUMNAR_TYPE_STRING, COLUMNAR_TYPE_DOUBLE,
                                                   COLUMNAR_TYPE_TIMESTAMP, COLUMNAR_TYPE_UUID, COLUMNAR_TYPE_BOOL };
-    uint8_t buffer[256];
+    uint8_t buffer[512];
     for (int i = 0; i < 12; i++) {
         columnar_key key = create(&s, table);
         columnar_value value = { .type = COLUMNAR_TYPE_MIXED };
