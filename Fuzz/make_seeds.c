@@ -524,7 +524,8 @@ static void seed_mixed(void) {
     seed_open(&s, "mixed", 4);
     begin(&s);
     columnar_table_id table = add_table(&s, "things");
-    columnar_col_id single = add_column(&s, table, "any", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_NONE, true, false, 0);
+    columnar_col_id single = add_column(&s, table, "any", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_NONE, true, false,
+                                        0);
     columnar_col_id list = add_column(&s, table, "anys", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_LIST, true, false, 0);
     columnar_col_id dict = add_column(&s, table, "anyMap", COLUMNAR_TYPE_MIXED, COLUMNAR_COLLECTION_DICT, true, false,
                                       0);

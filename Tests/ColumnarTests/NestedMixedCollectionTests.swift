@@ -431,6 +431,32 @@ final class NestedMixedCollectionTests: RealmTestCase {
         try expect(item.value.listValue, [0], [], []) { item.value.listValue?.remove(at: 0) }
     }
 
+    /// Observed on a queue, a nested list is rebuilt at its place in the queue's Realm and reports there.
+    func testNestedListsDeliverOnAQueue() throws {
+        let realm = try openRealm()
+        let item = try realm.write {
+            realm.create(MixedItem.self, value: ["id": 1, "value": AnyRealmValue.fromArray([.fromArray([.int(1)])])])
+        }
+        let queue = DispatchQueue(label: "nested notifications")
+        let initial = expectation(description: "initial")
+        let update = expectation(description: "update")
+        let token = try XCTUnwrap(item.value.listValue?[0].listValue).observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let list): XCTAssertEqual(Array(list), [.int(1)]); initial.fulfill()
+            case .update(let list, let deletions, let insertions, let modifications):
+                XCTAssertEqual(Array(list), [.int(1), .string("two")])
+                XCTAssertEqual([deletions, insertions, modifications], [[], [1], []])
+                update.fulfill()
+            case .error: break
+            }
+        }
+        wait(for: [initial], timeout: 10)
+        try realm.write { item.value.listValue?[0].listValue?.append(.string("two")) }
+        wait(for: [update], timeout: 10)
+        token.invalidate()
+    }
+
     func testNestedDictionariesReportKeysInsertedModifiedAndDeleted() throws {
         let realm = try openRealm()
         let item = try realm.write {

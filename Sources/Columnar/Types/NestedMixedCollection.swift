@@ -11,6 +11,11 @@
 // element inserted before it in its parent list) the path follows the position, not the collection, as the
 // positions of a list's elements do; when the value at its path is no longer a collection of its kind, it is
 // invalidated and any use of it stops with a message.
+//
+// The same root and path name the collection in another core of the file, which is how a nested collection is
+// frozen, thawed, handed to another thread and observed on a queue. Its notifications compare the elements'
+// encodings before and after each version (NestedListRegistration; a nested dictionary uses the map's own
+// registration over copies of its values), since nested values have no identity to follow.
 
 import CColumnar
 import Foundation

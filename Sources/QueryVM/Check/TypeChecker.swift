@@ -595,7 +595,10 @@ private struct Checker {
             case .indexSubscript, .lastSubscript, .allSubscript:
                 try requireNestable(step, typeOf: typeOf, reducer: reducer, previousName: previousName, range: range)
                 guard type == COLUMNAR_TYPE_MIXED, let last = steps.last, !last.isCollectionOfValues else {
-                    throw QueryTypeError(range: range, message: "\(step) applies to a list or dictionary nested in a mixed value, but \(previousName) \(steps.last?.isCollectionOfValues == true ? "is a collection: compare its elements with ANY, ALL or NONE" : "is not a mixed value")")
+                    let what = steps.last?.isCollectionOfValues == true
+                        ? "is a collection: compare its elements with ANY, ALL or NONE" : "is not a mixed value"
+                    throw QueryTypeError(range: range, message: "\(step) applies to a list or dictionary nested in a "
+                                         + "mixed value, but \(previousName) \(what)")
                 }
                 switch step {
                 case .indexSubscript(let position): steps.append(.nested(.index(position)))

@@ -46,7 +46,9 @@ public enum MixedAggregation {
     /// The mean of the numbers, or null for none.
     public static func average(_ result: AggregateResult, decimals: QueryDecimalSupport?) -> ScalarValue {
         guard result.count > 0 else { return .null }
-        if let decimals, let decimalSum = result.decimalSum { return .decimal128(decimals.divide(decimalSum, result.count)) }
+        if let decimals, let decimalSum = result.decimalSum {
+            return .decimal128(decimals.divide(decimalSum, result.count))
+        }
         return .double(result.doubleSum / Double(result.count))
     }
 

@@ -2,13 +2,13 @@
 // with other values (`filter("name == %@", name)` in a loop: what a prepared statement is to SQLite) skips the
 // lexer and the parser and only puts the new values in.
 //
-// A parsed predicate is already a template: every constant that came from a placeholder records its argument's
-// index. Putting other arguments in is sound when the parse could not have come out differently for them, which
-// holds when (1) no placeholder shaped the structure — `%K` becomes a key path and `[%@]` a map key, so formats with
-// either are not cached — and (2) no value shaped it: `BETWEEN %@` splits a two-element array into its bounds, so
-// arguments that are arrays are not cached either, and the key holds each argument's kind (null, int, string, …),
-// so a value of another kind is parsed afresh. An argument whose placeholder cannot take it is parsed afresh too,
-// which throws the parser's positioned error.
+// A parsed predicate is already a template: every constant that came from a placeholder records its argument's index.
+// Putting other arguments in is sound when the parse could not have come out differently for them, which holds when (1)
+// no placeholder shaped the structure — `%K` becomes a key path and `[%@]` a key or a position, so formats with either
+// are not cached — and (2) no value shaped it: `BETWEEN %@` splits a two-element array into its bounds, so arguments
+// that are arrays are not cached either, and the key holds each argument's kind (null, int, string, …), so a value of
+// another kind is parsed afresh. An argument whose placeholder cannot take it is parsed afresh too, which throws the
+// parser's positioned error.
 
 import Foundation
 
