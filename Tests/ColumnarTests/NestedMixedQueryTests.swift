@@ -179,6 +179,41 @@ final class NestedMixedQueryTests: RealmTestCase {
         XCTAssertEqual(all.sorted(byKeyPath: "value").map(\.id).first, 2)
     }
 
+    /// A list or dictionary as the constant (RealmSwift's `anyCol == %@` with `.dictionary(map)`) equals stored
+    /// collections of equal contents: the same kind, elements equal as mixed values (numbers by value), keys alike.
+    func testCollectionConstantsCompareWithStoredCollectionsByContents() throws {
+        let realm = try openRealm()
+        let target = try realm.write { realm.create(MixedTarget.self, value: ["id": 1]) }
+        let stored: [AnyRealmValue] = [
+            .fromArray([.int(1), .string("a")]), .fromArray([.double(1), .string("a")]), .fromArray([.string("a"), .int(1)]),
+            .fromDictionary(["k": .decimal128(Decimal128(stringLiteral: "2.5"))]),
+            .fromDictionary(["k": .double(2.5), "x": .none]), .fromDictionary(["k": .object(target)]),
+            .int(1), .none, .fromArray([.fromArray([.int(1), .string("a")])]),
+        ]
+        try realm.write {
+            for (id, value) in stored.enumerated() { realm.create(MixedItem.self, value: ["id": id, "value": value]) }
+        }
+        let all = realm.objects(MixedItem.self)
+        func ids(_ format: String, _ constant: AnyRealmValue) -> [Int] {
+            all.filter(format, constant).map(\.id).sorted()
+        }
+        let list = AnyRealmValue.fromArray([.int(1), .string("a")])
+        XCTAssertEqual(ids("value == %@", list), [0, 1])
+        XCTAssertEqual(ids("value != %@", list), [2, 3, 4, 5, 6, 7, 8])
+        XCTAssertEqual(ids("value > %@", list), [])
+        XCTAssertEqual(ids("value == %@", .fromDictionary(["k": .double(2.5)])), [3])
+        XCTAssertEqual(ids("value == %@", .fromDictionary(["k": .double(2.5), "x": .none])), [4])
+        XCTAssertEqual(ids("value == %@", .fromDictionary(["k": .object(target)])), [5])
+        XCTAssertEqual(ids("value[0] == %@", list), [8])
+        XCTAssertEqual(ids("value == %@", .fromArray([])), [])
+        // The typed builder takes the same constants.
+        XCTAssertEqual(all.where { $0.value == list }.map(\.id).sorted(), [0, 1])
+        XCTAssertEqual(all.where { $0.value[0] == list }.map(\.id).sorted(), [8])
+        // A stored collection read back is a constant of its contents too.
+        let read = try XCTUnwrap(realm.object(ofType: MixedItem.self, forPrimaryKey: 3)).value
+        XCTAssertEqual(ids("value == %@", read), [3])
+    }
+
     func testSubscriptsWhereTheyDoNotApplyAreRefusedWithAMessage() throws {
         let realm = try openRealm()
         let all = realm.objects(MixedItem.self)

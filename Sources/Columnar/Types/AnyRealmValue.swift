@@ -311,8 +311,12 @@ extension AnyRealmValue: QueryArgumentConvertible {
         case .objectId(let value): return value.queryValue
         case .decimal128(let value): return value.queryValue
         case .uuid(let value): return QueryArgument.scalarValue(of: value) ?? .null
-        case .list, .dictionary:
-            fatalError("Columnar: a nested List or Map in an AnyRealmValue cannot be a query constant")
+        // Compared with stored nested collections by contents (docs/QueryVM.md, "Nested collections").
+        case .list(let list): return .nestedList(list.map(\.queryValue))
+        case .dictionary(let map):
+            var entries: [String: QueryValue] = [:]
+            for entry in map { entries[entry.key] = entry.value.queryValue }
+            return .nestedDictionary(entries)
         }
     }
 }

@@ -19,6 +19,7 @@
 
 import CColumnar
 import Foundation
+import QueryVM
 
 /// A mixed value as a tree: a scalar's encoding, or a nested collection of trees.
 indirect enum MixedTree {
@@ -100,52 +101,32 @@ indirect enum MixedTree {
 
     /// The encoding (nil for `.none`), checked against the engine's limits: the depth and the size of a value.
     func encoded() -> [UInt8]? {
-        guard case .scalar(let bytes) = self else {
-            var out: [UInt8] = []
-            append(to: &out, depth: 0)
+        let out = encoded(depth: 0)
+        if let out {
             precondition(out.count <= Self.maximumEncodingBytes,
                          "Columnar: a nested collection encodes to \(out.count) bytes, more than a value may hold "
                              + "(\(Self.maximumEncodingBytes) bytes)")
-            return out
         }
-        return bytes
+        return out
     }
 
-    private func append(to out: inout [UInt8], depth: UInt32) {
+    /// The framing is NestedCollectionValue's (QueryVM), which query constants use too.
+    private func encoded(depth: UInt32) -> [UInt8]? {
         switch self {
         case .scalar(let bytes):
-            out.append(contentsOf: bytes ?? [])
+            return bytes
         case .list(let elements):
-            precondition(depth < COLUMNAR_MIXED_MAX_DEPTH,
-                         "Columnar: collections in an AnyRealmValue nest at most \(COLUMNAR_MIXED_MAX_DEPTH) deep")
-            out.append(UInt8(COLUMNAR_MIXED_LIST))
-            Self.appendCount(elements.count, to: &out)
-            for element in elements { element.appendSized(to: &out, depth: depth + 1) }
+            requireDepth(depth)
+            return NestedCollectionValue.list(elements.map { $0.encoded(depth: depth + 1) })
         case .dictionary(let entries):
-            precondition(depth < COLUMNAR_MIXED_MAX_DEPTH,
-                         "Columnar: collections in an AnyRealmValue nest at most \(COLUMNAR_MIXED_MAX_DEPTH) deep")
-            out.append(UInt8(COLUMNAR_MIXED_DICTIONARY))
-            Self.appendCount(entries.count, to: &out)
-            for key in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-                Self.appendCount(key.utf8.count, to: &out)
-                out.append(contentsOf: key.utf8)
-                entries[key]!.appendSized(to: &out, depth: depth + 1)
-            }
+            requireDepth(depth)
+            return NestedCollectionValue.dictionary(entries.mapValues { $0.encoded(depth: depth + 1) })
         }
     }
 
-    /// The element as the engine frames it: its size (0 for null), then its encoding.
-    private func appendSized(to out: inout [UInt8], depth: UInt32) {
-        let sizeAt = out.count
-        Self.appendCount(0, to: &out)
-        append(to: &out, depth: depth)
-        let size = UInt32(out.count - sizeAt - 4)
-        withUnsafeBytes(of: size.littleEndian) { out.replaceSubrange(sizeAt ..< sizeAt + 4, with: $0) }
-    }
-
-    private static func appendCount(_ count: Int, to out: inout [UInt8]) {
-        precondition(count <= Int(UInt32.max), "Columnar: a nested collection of \(count) elements")
-        withUnsafeBytes(of: UInt32(count).littleEndian) { out.append(contentsOf: $0) }
+    private func requireDepth(_ depth: UInt32) {
+        precondition(depth < COLUMNAR_MIXED_MAX_DEPTH,
+                     "Columnar: collections in an AnyRealmValue nest at most \(COLUMNAR_MIXED_MAX_DEPTH) deep")
     }
 
     /// The subtree one step down, or nil when there is none.

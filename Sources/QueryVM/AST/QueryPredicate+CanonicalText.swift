@@ -37,6 +37,12 @@ extension QueryValue: CustomStringConvertible {
             case .invalidated: return "objkey(\(object.className), invalidated)"
             }
         case .list(let values): return "{" + values.map(\.description).joined(separator: ", ") + "}"
+        // A nested collection constant comes only from an argument; its text is for `explain` and messages, not a
+        // literal the parser reads.
+        case .nestedList(let values): return "mixedList[" + values.map(\.description).joined(separator: ", ") + "]"
+        case .nestedDictionary(let entries):
+            return "mixedDictionary[" + entries.keys.sorted().map { Self.quoted($0) + ": " + entries[$0]!.description }
+                .joined(separator: ", ") + "]"
         }
     }
 

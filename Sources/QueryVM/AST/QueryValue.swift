@@ -37,4 +37,8 @@ public enum QueryValue: Hashable, Sendable {
     case object(QueryObjectReference)
     /// A collection of values: the right side of `IN %@` or `BETWEEN %@` when the argument is an array.
     case list([QueryValue])
+    /// A list nested in a mixed value (an `AnyRealmValue.list` argument), compared with stored ones by contents.
+    case nestedList([QueryValue])
+    /// A dictionary nested in a mixed value (an `AnyRealmValue.dictionary` argument).
+    case nestedDictionary([String: QueryValue])
 }

@@ -488,6 +488,17 @@ private struct Checker {
             }
             return .link(table: table, key: key)
         case .list: throw QueryTypeError(range: range, message: "a list of values is only allowed after IN or BETWEEN")
+        // A nested collection constant, encoded as a stored one is, and compared with those by contents.
+        case .nestedList(let elements):
+            return .nestedCollection(NestedCollectionValue.list(try elements.map { element in
+                try NestedCollectionValue.encoding(of: mixedConstant(element, at: range))
+            }))
+        case .nestedDictionary(let entries):
+            var encoded: [String: [UInt8]?] = [:]
+            for (key, element) in entries {
+                encoded[key] = .some(try NestedCollectionValue.encoding(of: mixedConstant(element, at: range)))
+            }
+            return .nestedCollection(NestedCollectionValue.dictionary(encoded))
         }
     }
 

@@ -271,6 +271,8 @@ private struct Emitter {
             // Comparisons of any constant; string operators on the strings and data (no folding: options go to
             // the row evaluator).
             guard options.isEmpty else { return nil }
+            // A nested collection constant is compared by contents, object by object.
+            if case .nestedCollection = constant { return nil }
             if let compare = Self.compareOp(op) {
                 var instruction = Instruction(.compareMixed, comment: comment())
                 instruction.column = column

@@ -131,6 +131,10 @@ struct ScalarComparison {
         case (.link(let lt, let lk), .link(let rt, let rk)):
             let same = lt == rt && lk == rk
             return op == .equal ? same : (op == .notEqual ? !same : false)
+        case (.nestedCollection(let left), .nestedCollection(let right)):
+            guard op == .equal || op == .notEqual else { return false }
+            let same = NestedCollectionValue.equal(left, right, decimals: decimals)
+            return op == .equal ? same : !same
         case (.decimal128(let left), .decimal128(let right)):
             guard let order = decimals?.compare(left, right) else { return op == .notEqual }
             return self.order(order, op)

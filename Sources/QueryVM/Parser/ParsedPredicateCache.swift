@@ -110,6 +110,8 @@ extension QueryValue {
         case .object: return 10
         case .list: return 11
         case .decimal128: return 12
+        case .nestedList: return 13
+        case .nestedDictionary: return 14
         }
     }
 }
