@@ -1026,4 +1026,31 @@ final class RealmSwiftSignatureTests: RealmTestCase {
         let options: StringOptions = [.caseInsensitive, .diacriticInsensitive]
         XCTAssertEqual(options.rawValue, 3)
     }
+
+    /// AnyRealmValue's nested collections and aggregates, with the signatures RealmSwift 20 declares.
+    func testAnyRealmValueSignatures() throws {
+        let position: (Query<AnyRealmValue>, Int) -> Query<AnyRealmValue> = { $0[$1] }
+        let key: (Query<AnyRealmValue>, String) -> Query<AnyRealmValue> = { $0[$1] }
+        let every: (Query<AnyRealmValue>) -> Query<AnyRealmValue> = { $0.any }
+        let fromArray: ([AnyRealmValue]) -> AnyRealmValue = AnyRealmValue.fromArray
+        let fromDictionary: ([String: AnyRealmValue]) -> AnyRealmValue = AnyRealmValue.fromDictionary
+        let list: (AnyRealmValue) -> List<AnyRealmValue>? = { $0.listValue }
+        let dictionary: (AnyRealmValue) -> Map<String, AnyRealmValue>? = { $0.dictionaryValue }
+        func minMax<T: MinMaxType>(_: T.Type) {}
+        func addable<T: AddableType>(_: T.Type) {}
+        minMax(AnyRealmValue.self)
+        addable(AnyRealmValue.self)
+        let values = List<AnyRealmValue>()
+        values.append(objectsIn: [.int(2), .double(0.5)])
+        let smallest: AnyRealmValue? = values.min()
+        let total: AnyRealmValue = values.sum()
+        let mean: AnyRealmValue? = values.average()
+        XCTAssertEqual(smallest, .double(0.5))
+        XCTAssertEqual(total, .decimal128(Decimal128(stringLiteral: "2.5")))
+        XCTAssertEqual(mean, .decimal128(Decimal128(stringLiteral: "1.25")))
+        let tree = fromArray([fromDictionary(["k": .int(1)])])
+        XCTAssertEqual(list(tree)?.count, 1)
+        XCTAssertEqual(list(tree).flatMap { dictionary($0[0]) }?["k"], .int(1))
+        _ = (position, key, every)
+    }
 }
