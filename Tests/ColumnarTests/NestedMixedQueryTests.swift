@@ -209,6 +209,7 @@ final class NestedMixedQueryTests: RealmTestCase {
         // The typed builder takes the same constants.
         XCTAssertEqual(all.where { $0.value == list }.map(\.id).sorted(), [0, 1])
         XCTAssertEqual(all.where { $0.value[0] == list }.map(\.id).sorted(), [8])
+        XCTAssertEqual(all.filter("value IN %@", [list, AnyRealmValue.int(1)]).map(\.id).sorted(), [0, 1, 6])
         // A stored collection read back is a constant of its contents too.
         let read = try XCTUnwrap(realm.object(ofType: MixedItem.self, forPrimaryKey: 3)).value
         XCTAssertEqual(ids("value == %@", read), [3])
