@@ -102,6 +102,10 @@ final class AnyRealmValueAggregateTests: RealmTestCase {
             XCTAssertTrue(Self.close(Self.double(average ?? .none), expected.average ?? 0), what)
         }
         XCTAssertEqual(checked, 182)
+        // Asked for as AnyRealmValue, an Int property's sum and average are those of its numbers.
+        let ids = (1000..<1200).reduce(0, +)
+        XCTAssertEqual(all.sum(ofProperty: "id") as AnyRealmValue, .int(ids))
+        XCTAssertEqual(Self.double(try XCTUnwrap(all.average(ofProperty: "id") as AnyRealmValue?)), Double(ids) / 200)
     }
 
     func testCollectionOperatorsAggregateListsOfMixedValuesInQueries() throws {

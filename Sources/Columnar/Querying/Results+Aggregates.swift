@@ -22,34 +22,20 @@ extension Results {
     /// The sum of a numeric property; zero when there are no values. A mixed property sums its numbers in
     /// Decimal128 (MixedAggregation.swift).
     public func sum<T: AddableType>(ofProperty property: String) -> T {
-        if T.self == AnyRealmValue.self { return mixedAggregate(property, .sumAverage).sum as! T }
-        guard let target else { return AggregateConversion.sum(AggregateResult(), isInteger: false, as: T.self,
-                                                                  property: property) }
+        guard let target else { return AggregateConversion.sum(AggregateResult(), type: COLUMNAR_TYPE_DOUBLE,
+                                                                  as: T.self, property: property) }
         let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target) ?? AggregateResult()
-        let isInteger = resolvedPath(property, .sumAverage, target: target)?.type == COLUMNAR_TYPE_INT
-        return AggregateConversion.sum(result, isInteger: isInteger, as: T.self, property: property)
+        let type = resolvedPath(property, .sumAverage, target: target)?.type ?? COLUMNAR_TYPE_DOUBLE
+        return AggregateConversion.sum(result, type: type, as: T.self, property: property)
     }
 
     /// The mean of a numeric property, or nil when there are no non-null values. A mixed property averages its
     /// numbers in Decimal128.
     public func average<T: AddableType>(ofProperty property: String) -> T? {
-        if T.self == AnyRealmValue.self { return mixedAggregate(property, .sumAverage).average as! T? }
         guard let target, let result = aggregate(property, .sumAverage, wanted: COLUMNAR_AGGREGATE_SUM, target: target)
         else { return nil }
-        return AggregateConversion.average(result, as: T.self, property: property)
-    }
-
-    /// The sum and average of a mixed property over the results, as AnyRealmValue.
-    private func mixedAggregate(_ property: String, _ use: TypeChecker.KeyPathUse)
-        -> (sum: AnyRealmValue, average: AnyRealmValue?) {
-        let decimals = RealmCore.decimalSupport
-        let result = target.flatMap { aggregate(property, use, wanted: COLUMNAR_AGGREGATE_SUM, target: $0) }
-            ?? AggregateResult()
-        let sum = AggregateConversion.value(MixedAggregation.sum(result, decimals: decimals), as: AnyRealmValue.self,
-                                            property: property) ?? .int(0)
-        let average = AggregateConversion.value(MixedAggregation.average(result, decimals: decimals),
-                                                as: AnyRealmValue.self, property: property)
-        return (sum, average)
+        let type = resolvedPath(property, .sumAverage, target: target)?.type ?? COLUMNAR_TYPE_DOUBLE
+        return AggregateConversion.average(result, type: type, as: T.self, property: property)
     }
 
     private func resolvedPath(_ property: String, _ use: TypeChecker.KeyPathUse, target: QueryTarget) -> CheckedPath? {
@@ -110,13 +96,16 @@ extension Results {
 
 /// Converts an aggregate's value to the type the caller asked for.
 enum AggregateConversion {
-    /// The sum as `T`: integers summed exactly (stopping when the sum does not fit), Decimal128 exactly in
-    /// Decimal128, other numbers in Double.
-    static func sum<T>(_ result: AggregateResult, isInteger: Bool, as type: T.Type, property: String) -> T {
+    /// The sum of values of `valueType` as `T`: integers summed exactly (stopping when the sum does not fit),
+    /// Decimal128 exactly in Decimal128, other numbers in Double, mixed values as MixedAggregation sums them.
+    static func sum<T>(_ result: AggregateResult, type valueType: columnar_type, as type: T.Type,
+                       property: String) -> T {
         let total: ScalarValue
-        if let decimalSum = result.decimalSum {
+        if valueType == COLUMNAR_TYPE_MIXED {
+            total = MixedAggregation.sum(result, decimals: RealmCore.decimalSupport)
+        } else if let decimalSum = result.decimalSum {
             total = .decimal128(decimalSum)
-        } else if isInteger {
+        } else if valueType == COLUMNAR_TYPE_INT {
             guard let exact = Int64(exactly: result.integerSum) else {
                 fatalError("Columnar: the sum of '\(property)' (\(result.integerSum)) does not fit in Int64")
             }
@@ -130,9 +119,14 @@ enum AggregateConversion {
         return value
     }
 
-    /// The mean as `T`, or nil when no value was aggregated.
-    static func average<T>(_ result: AggregateResult, as type: T.Type, property: String) -> T? {
+    /// The mean of values of `valueType` as `T`, or nil when no value was aggregated.
+    static func average<T>(_ result: AggregateResult, type valueType: columnar_type, as type: T.Type,
+                           property: String) -> T? {
         guard result.count > 0 else { return nil }
+        if valueType == COLUMNAR_TYPE_MIXED {
+            return value(MixedAggregation.average(result, decimals: RealmCore.decimalSupport), as: T.self,
+                         property: property)
+        }
         if let decimalSum = result.decimalSum {
             let mean = Decimal128(bits: decimalSum) / Decimal128(exactly: Int64(result.count))!
             return AggregateConversion.value(.decimal128(mean.bits), as: T.self, property: property)

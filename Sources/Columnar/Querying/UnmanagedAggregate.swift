@@ -49,29 +49,30 @@ struct UnmanagedAggregate {
     }
 
     func minimum<T>() -> T? {
-        minimumValue.flatMap { AggregateConversion.convert($0, as: T.self, property: property) }
+        // Mixed extremes are kept as the engine's values (MixedAggregation), converted once here.
+        if type == COLUMNAR_TYPE_MIXED {
+            return AggregateConversion.value(result.minimum, as: T.self, property: property)
+        }
+        return minimumValue.flatMap { AggregateConversion.convert($0, as: T.self, property: property) }
     }
 
     func maximum<T>() -> T? {
-        maximumValue.flatMap { AggregateConversion.convert($0, as: T.self, property: property) }
+        if type == COLUMNAR_TYPE_MIXED {
+            return AggregateConversion.value(result.maximum, as: T.self, property: property)
+        }
+        return maximumValue.flatMap { AggregateConversion.convert($0, as: T.self, property: property) }
     }
 
     func sum<T>() -> T {
-        if type == COLUMNAR_TYPE_MIXED {
-            // RealmSwift's unmanaged collections answer the integer 0 when there is no number to add.
-            if result.count == 0 { return AggregateConversion.value(.int(0), as: T.self, property: property)! }
-            return AggregateConversion.value(MixedAggregation.sum(result, decimals: RealmCore.decimalSupport),
-                                             as: T.self, property: property)!
+        // RealmSwift's unmanaged collections answer the integer 0 when no mixed value is a number.
+        if type == COLUMNAR_TYPE_MIXED && result.count == 0 {
+            return AggregateConversion.value(.int(0), as: T.self, property: property)!
         }
-        return AggregateConversion.sum(result, isInteger: type == COLUMNAR_TYPE_INT, as: T.self, property: property)
+        return AggregateConversion.sum(result, type: type, as: T.self, property: property)
     }
 
     func average<T>() -> T? {
-        if type == COLUMNAR_TYPE_MIXED {
-            return AggregateConversion.value(MixedAggregation.average(result, decimals: RealmCore.decimalSupport),
-                                             as: T.self, property: property)
-        }
-        return AggregateConversion.average(result, as: T.self, property: property)
+        AggregateConversion.average(result, type: type, as: T.self, property: property)
     }
 
     // MARK: Accumulating
@@ -80,11 +81,9 @@ struct UnmanagedAggregate {
     /// unless it is NaN.
     private mutating func add(_ value: Any) {
         if type == COLUMNAR_TYPE_MIXED {
-            // As the engine aggregates mixed values; the extremes are converted back from the engine's value.
+            // As the engine aggregates mixed values.
             guard let mixed = value as? AnyRealmValue, let scalar = mixed.aggregateScalar else { return }
             MixedAggregation.add(scalar, to: &result, decimals: RealmCore.decimalSupport)
-            minimumValue = AnyRealmValue.fromAggregate(result.minimum)
-            maximumValue = AnyRealmValue.fromAggregate(result.maximum)
             return
         }
         result.count += 1

@@ -344,15 +344,10 @@ extension AnyRealmValue {
         case .data(let value): return .data(Array(value))
         case .date(let value):
             guard case .timestamp(let time)? = QueryArgument.scalarValue(of: value) else { return nil }
-            return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+            return ScalarValue(stored: time)
         case .objectId(let value): return .objectId(withUnsafeBytes(of: value.bytes) { Array($0) })
         case .decimal128(let value): return .decimal128(value.bits)
         case .uuid(let value): return .uuid(withUnsafeBytes(of: value.uuid) { Array($0) })
         }
-    }
-
-    /// An aggregate's result as a mixed value (nil for null).
-    static func fromAggregate(_ value: ScalarValue) -> AnyRealmValue? {
-        AggregateConversion.value(value, as: AnyRealmValue.self, property: "self")
     }
 }

@@ -49,28 +49,22 @@ indirect enum MixedTree {
         var element = columnar_value()
         if tag == COLUMNAR_MIXED_LIST {
             var elements: [MixedTree] = []
-            while columnar_mixed_cursor_next(&cursor, nil, &element) { elements.append(MixedTree(element: element)) }
+            while columnar_mixed_cursor_next(&cursor, nil, &element) {
+                elements.append(MixedTree(engineValue: element))
+            }
             self = .list(elements)
         } else {
             var entries: [String: MixedTree] = [:]
             while columnar_mixed_cursor_next(&cursor, &key, &element) {
                 let keyBytes = UnsafeRawBufferPointer(start: key.as.bytes.data, count: key.as.bytes.size)
-                entries[String(decoding: keyBytes, as: UTF8.self)] = MixedTree(element: element)
+                entries[String(decoding: keyBytes, as: UTF8.self)] = MixedTree(engineValue: element)
             }
             self = .dictionary(entries)
         }
     }
 
-    /// The tree of a nested element a cursor gave (null, or a MIXED value holding an encoding).
-    private init(element: columnar_value) {
-        if element.is_null {
-            self = .scalar(nil)
-        } else {
-            self.init(encoding: UnsafeRawBufferPointer(start: element.as.bytes.data, count: element.as.bytes.size))
-        }
-    }
-
-    /// The tree of an engine value of a MIXED column or collection (null is `.none`).
+    /// The tree of an engine value of a MIXED column or collection, or of a nested element a cursor gave (null is
+    /// `.none`).
     init(engineValue value: columnar_value) {
         if value.is_null {
             self = .scalar(nil)
@@ -348,12 +342,12 @@ extension AnyRealmValue {
                 return MixedValueReading.value(of: decoded, in: core)
             }
         case .list(let elements):
-            if let slot { return .list(List(nested: slot)) }
+            if let slot { return .list(List(nestedSlot: slot)) }
             let list = List<AnyRealmValue>()
             list.append(objectsIn: elements.map { value(of: $0, at: nil, in: core) })
             return .list(list)
         case .dictionary(let entries):
-            if let slot { return .dictionary(Map(nested: slot)) }
+            if let slot { return .dictionary(Map(nestedSlot: slot)) }
             let map = Map<String, AnyRealmValue>()
             for (key, element) in entries { map[key] = value(of: element, at: nil, in: core) }
             return .dictionary(map)
@@ -447,19 +441,5 @@ enum NestedCollectionObservation {
             guard rebound.currentTree() != nil else { return nil }
             return NestedListRegistration(list: List<Element>(nestedSlot: rebound), slot: rebound, block: block)
         }
-    }
-}
-
-extension List where Element == AnyRealmValue {
-    /// The live nested list at `slot`.
-    convenience init(nested slot: NestedMixedSlot) {
-        self.init(nestedSlot: slot)
-    }
-}
-
-extension Map where Key == String, Value == AnyRealmValue {
-    /// The live nested dictionary at `slot`.
-    convenience init(nested slot: NestedMixedSlot) {
-        self.init(nestedSlot: slot)
     }
 }

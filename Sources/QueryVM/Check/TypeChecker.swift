@@ -450,16 +450,7 @@ private struct Checker {
         }
     }
 
-    /// A query timestamp as stored ones are. Query timestamps before 1970 give the nanoseconds the sign of the
-    /// seconds (RealmSwift's Timestamp), but stored ones have nanoseconds 0 ... 999,999,999 (columnar.h), and the
-    /// kernels, the row evaluator and index lookups compare seconds, then nanoseconds: normalized, or -1.25 s would
-    /// not equal itself.
-    static func stored(_ time: QueryTimestamp) -> ScalarValue {
-        if time.nanoseconds < 0 {
-            return .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
-        }
-        return .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
-    }
+    static func stored(_ time: QueryTimestamp) -> ScalarValue { ScalarValue(stored: time) }
 
     /// A constant compared with a mixed value: the value as its own type (a mixed value holds any of them).
     func mixedConstant(_ value: QueryValue, at range: SourceRange) throws -> ScalarValue {

@@ -46,20 +46,20 @@ public enum NestedCollectionValue {
         case .null: return nil
         case .nestedCollection(let encoding): return encoding
         case .link(let table, let key):
+            // A link in a mixed value names its table (EngineValue's link is a plain key).
             var link = columnar_value()
             link.type = COLUMNAR_TYPE_LINK
             link.as.typed_link.table = table
             link.as.typed_link.key = key
-            return try encode(&link, bytes: 0)
-        case .string(let bytes), .data(let bytes):
-            return try EngineValue.withValue(value) { try encode(&$0, bytes: bytes.count) }
+            return try encode(&link)
         default:
-            return try EngineValue.withValue(value) { try encode(&$0, bytes: 0) }
+            return try EngineValue.withValue(value) { try encode(&$0) }
         }
     }
 
-    private static func encode(_ value: inout columnar_value, bytes: Int) throws -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(COLUMNAR_MIXED_FIXED_BYTES) + bytes)
+    private static func encode(_ value: inout columnar_value) throws -> [UInt8] {
+        let isBytes = value.type == COLUMNAR_TYPE_STRING || value.type == COLUMNAR_TYPE_BINARY
+        var out = [UInt8](repeating: 0, count: Int(COLUMNAR_MIXED_FIXED_BYTES) + (isBytes ? value.as.bytes.size : 0))
         var size = 0
         let rc = columnar_mixed_encode(&value, &out, out.count, &size)
         if rc != 0 { throw ColumnarError.fromLastError(rc) }

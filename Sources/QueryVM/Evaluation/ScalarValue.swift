@@ -29,6 +29,18 @@ public enum ScalarValue: Hashable, Sendable {
 
     public var isNull: Bool { if case .null = self { return true } else { return false } }
 
+    /// A query timestamp as stored ones are. Query timestamps before 1970 give the nanoseconds the sign of the
+    /// seconds (RealmSwift's Timestamp), but stored ones have nanoseconds 0 ... 999,999,999 (columnar.h), and the
+    /// kernels, the row evaluator, index lookups and aggregates compare seconds, then nanoseconds: normalized, or
+    /// -1.25 s would not equal itself.
+    public init(stored time: QueryTimestamp) {
+        if time.nanoseconds < 0 {
+            self = .timestamp(seconds: time.seconds - 1, nanoseconds: time.nanoseconds + 1_000_000_000)
+        } else {
+            self = .timestamp(seconds: time.seconds, nanoseconds: time.nanoseconds)
+        }
+    }
+
     /// The value of an engine value (strings and data are copied out of the mapping).
     init(_ value: columnar_value, linkTarget: columnar_table_id?) {
         if value.is_null { self = .null; return }
