@@ -355,14 +355,15 @@ extension AnyRealmValue {
     }
 
     /// A value read from `root` (an engine value of a MIXED column or collection): a nested collection in it is
-    /// live at that place.
-    static func read(_ value: columnar_value, root: NestedMixedSlot.Root, in core: RealmCore) -> AnyRealmValue {
+    /// live at that place. `root` is made only for a collection (a map's key costs an engine call).
+    static func read(_ value: columnar_value, root: @autoclosure () -> NestedMixedSlot.Root,
+                     in core: RealmCore) -> AnyRealmValue {
         guard !value.is_null, value.as.bytes.size > 0 else { return .none }
         let tag = Int32(value.as.bytes.data.load(as: UInt8.self))
         guard tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY else {
             return _read(value, from: Realm(core: core))
         }
-        return AnyRealmValue.value(of: MixedTree(engineValue: value), at: NestedMixedSlot(root: root, path: []),
+        return AnyRealmValue.value(of: MixedTree(engineValue: value), at: NestedMixedSlot(root: root(), path: []),
                                    in: core)
     }
 
