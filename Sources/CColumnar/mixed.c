@@ -149,27 +149,8 @@ static const char *check_collection(uint8_t tag, const uint8_t *payload, size_t 
 
 static bool is_collection_tag(uint8_t tag) { return tag == COLUMNAR_MIXED_LIST || tag == COLUMNAR_MIXED_DICTIONARY; }
 
-const char *cc_mixed_unpack(const uint8_t *data, size_t size, columnar_value *out) {
-    return unpack_at_depth(data, size, out, 0);
-}
-
-static const char *unpack_at_depth(const uint8_t *data, size_t size, columnar_value *out, unsigned depth) {
-    if (size == 0 || !data) return "an empty encoding (no tag byte)";
-    uint8_t tag = data[0];
-    const uint8_t *payload = data + 1;
-    size_t payload_bytes = size - 1;
-    if (is_collection_tag(tag)) {
-        if (payload_bytes > COLUMNAR_MAX_VALUE_BYTES - 1) return "a nested collection larger than a value may be";
-        const char *problem = check_collection(tag, payload, payload_bytes, depth);
-        if (problem) return problem;
-        if (out) {
-            memset(out, 0, sizeof *out);
-            out->type = (columnar_type)tag;
-            out->as.bytes.data = payload;
-            out->as.bytes.size = payload_bytes;
-        }
-        return NULL;
-    }
+/* Decodes a non-collection value's payload (checked: its size for the tag, a bool, nanoseconds, a link key). */
+static const char *unpack_scalar(uint8_t tag, const uint8_t *payload, size_t payload_bytes, columnar_value *out) {
     if (!is_bytes_tag(tag)) {
         int expected = fixed_payload_bytes(tag);
         if (expected < 0) return "an unknown type tag";
@@ -209,6 +190,31 @@ static const char *unpack_at_depth(const uint8_t *data, size_t size, columnar_va
     }
     if (out) *out = value;
     return NULL;
+}
+
+static const char *unpack_at_depth(const uint8_t *data, size_t size, columnar_value *out, unsigned depth) {
+    if (size == 0 || !data) return "an empty encoding (no tag byte)";
+    uint8_t tag = data[0];
+    const uint8_t *payload = data + 1;
+    size_t payload_bytes = size - 1;
+    if (!is_collection_tag(tag)) return unpack_scalar(tag, payload, payload_bytes, out);
+    if (payload_bytes > COLUMNAR_MAX_VALUE_BYTES - 1) return "a nested collection larger than a value may be";
+    const char *problem = check_collection(tag, payload, payload_bytes, depth);
+    if (problem) return problem;
+    if (out) {
+        memset(out, 0, sizeof *out);
+        out->type = (columnar_type)tag;
+        out->as.bytes.data = payload;
+        out->as.bytes.size = payload_bytes;
+    }
+    return NULL;
+}
+
+const char *cc_mixed_unpack(const uint8_t *data, size_t size, columnar_value *out) {
+    /* Every scan row goes through here: a non-collection value goes straight to its payload's decoder, without
+     * the frame of the recursive walk nested collections take. */
+    if (size > 0 && data && !is_collection_tag(data[0])) return unpack_scalar(data[0], data + 1, size - 1, out);
+    return unpack_at_depth(data, size, out, 0);
 }
 
 int columnar_mixed_decode(const void *data, size_t size, columnar_value *out) {
