@@ -104,6 +104,38 @@ extension RealmCore {
         return path
     }
 
+    /// `predicate` checked against the bound classes' model. A predicate made from a cached parse template
+    /// (`templateID`) reuses the check of the first one of its template against the same table while the bindings
+    /// stay the same: only its values are converted (CheckedTemplate.swift).
+    func checkedPredicate(_ predicate: QueryPredicate, templateID: Int?, table: columnar_table_id,
+                          model: QueryModel, query: String?) throws -> CheckedPredicate {
+        guard let templateID else { return try TypeChecker.check(predicate, table: table, model: model, query: query) }
+        if let frozen {
+            return try frozen.lock.withLock {
+                try checkedPredicateUnlocked(predicate, templateID: templateID, table: table, model: model, query: query)
+            }
+        }
+        return try checkedPredicateUnlocked(predicate, templateID: templateID, table: table, model: model, query: query)
+    }
+
+    /// Templates kept per core; past that the cache starts over.
+    private static let checkedTemplateCapacity = 256
+
+    private func checkedPredicateUnlocked(_ predicate: QueryPredicate, templateID: Int, table: columnar_table_id,
+                                          model: QueryModel, query: String?) throws -> CheckedPredicate {
+        if checkedTemplates.bindingGeneration != bindingGeneration { checkedTemplates = (bindingGeneration, [:]) }
+        let key = CheckedTemplateKey(templateID: templateID, table: table)
+        if let template = checkedTemplates.predicates[key] {
+            return try TypeChecker.check(predicate, reusing: template, table: table, model: model, query: query)
+        }
+        let checked = try TypeChecker.check(predicate, table: table, model: model, query: query)
+        if checkedTemplates.predicates.count >= Self.checkedTemplateCapacity {
+            checkedTemplates.predicates.removeAll(keepingCapacity: true)
+        }
+        checkedTemplates.predicates[key] = checked
+        return checked
+    }
+
     /// How the query engine sees a column of a collection kind.
     private static func queryKind(_ collection: columnar_collection_kind) -> QueryProperty.Kind {
         switch collection {
@@ -152,6 +184,12 @@ extension Decimal128 {
 
     /// The 16-byte bit pattern.
     var bits: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
+/// What a checked template depends on besides the bindings.
+struct CheckedTemplateKey: Hashable {
+    let templateID: Int
+    let table: columnar_table_id
 }
 
 /// What a resolved key path depends on besides the bindings.

@@ -24,14 +24,19 @@ extension Results {
     }
 
     func filtered(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
-        let predicate = try PredicateParser.parse(predicateFormat, arguments: args)
-        return try filtered(predicate, text: predicateFormat)
+        let (predicate, templateID) = try PredicateParser.parseTemplated(predicateFormat, arguments: args)
+        return try filtered(predicate, text: predicateFormat, templateID: templateID)
     }
 
-    /// Adds a parsed predicate (from any front end) to the selection, checking it against the model now.
-    func filtered(_ predicate: QueryPredicate, text: String?) throws -> Results<Element> {
+    /// Adds a parsed predicate (from any front end) to the selection, checking it against the model now. A
+    /// predicate made from a cached parse template (`templateID`) reuses the check of its template's first one,
+    /// except over a collection of values, whose model describes the element type rather than the bound classes.
+    func filtered(_ predicate: QueryPredicate, text: String?, templateID: Int? = nil) throws -> Results<Element> {
         guard let target else { return self }
-        let checked = try TypeChecker.check(predicate, table: target.table, model: target.model, query: text)
+        let checked = source.holdsValues
+            ? try TypeChecker.check(predicate, table: target.table, model: target.model, query: text)
+            : try core.checkedPredicate(predicate, templateID: templateID, table: target.table, model: target.model,
+                                        query: text)
         var query = self.query
         query.predicate = query.predicate.map { .and([$0, checked]) } ?? checked
         query.predicateText.append(text ?? predicate.description)

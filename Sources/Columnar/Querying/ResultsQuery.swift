@@ -142,9 +142,14 @@ struct ResultsQuery {
     }
 
     /// The first `limit` keys of `keys(core:target:source:)`, picked without ordering the rest, or nil when the
-    /// selection cannot do that (only results of a table sorted once, without distinct, can).
+    /// selection cannot do that (only results of a table that are unordered, or sorted once without distinct, can).
     func leadingKeys(core: RealmCore, target: QueryTarget, source: ResultsSource, limit: Int) throws -> [Int64]? {
-        guard source.isTable, orderingSteps.count == 1, case .sort(let descriptors) = orderingSteps[0] else {
+        guard source.isTable else { return nil }
+        if orderingSteps.isEmpty {
+            // Unordered: the first matches in the order the whole selection lists them, found by stopping early.
+            return try executor(core: core, target: target, source: source).matchingKeys(limit: limit)
+        }
+        guard orderingSteps.count == 1, case .sort(let descriptors) = orderingSteps[0] else {
             return nil
         }
         return try executor(core: core, target: target, source: source)

@@ -116,6 +116,9 @@ final class RealmCore {
     var resolvedKeyPaths: (bindingGeneration: UInt64, paths: [ResolvedKeyPathKey: CheckedPath]) = (0, [:])
     /// The key path resolved last, looked at before `resolvedKeyPaths`.
     var lastResolvedKeyPath: (bindingGeneration: UInt64, key: ResolvedKeyPathKey, path: CheckedPath)?
+    /// Checked predicates by parse template and table, reused to check later predicates of the same template
+    /// (RealmCore+QueryModel.swift).
+    var checkedTemplates: (bindingGeneration: UInt64, predicates: [CheckedTemplateKey: CheckedPredicate]) = (0, [:])
     private var managedClassesCache: Set<ObjectIdentifier>?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error

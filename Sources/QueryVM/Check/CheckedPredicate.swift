@@ -26,8 +26,11 @@ public struct CheckedComparison: Sendable {
     /// For BETWEEN: the upper bound (`op` is then `>=` against the lower bound in `rhs`, and the comparison holds
     /// for a value that is also `<=` this).
     public var upperBound: ScalarValue?
+    /// The comparison as the query wrote it. Its text is made only when `explain` or a message asks for it: a
+    /// repeated `filter(format, value)` would otherwise spend more on describing each comparison than on checking it.
+    public var source: QueryPredicate
     /// The text of the comparison, for `explain` and messages.
-    public var text: String
+    public var text: String { source.description }
 }
 
 /// An operand: a constant, a set of constants, a key path, or a value computed from a collection.
@@ -105,8 +108,10 @@ public struct CheckedPath: Sendable {
     public var target: columnar_table_id?
     /// Whether the path reaches any number of values (it passes a to-many step).
     public var isMany: Bool
+    /// The path as the query wrote it; its text is made when a message or `explain` asks for it.
+    public var source: QueryKeyPath
     /// The path as the query wrote it, for messages and `explain`.
-    public var text: String
+    public var text: String { source.description }
 
     /// The column and type when the path is one single-valued property of the object under test (what the
     /// kernels, the sort's cluster gather and the whole-table aggregates read straight from the column).

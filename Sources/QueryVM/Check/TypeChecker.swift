@@ -107,7 +107,7 @@ extension TypeChecker {
     }
 }
 
-private struct Checker {
+struct Checker {
     let model: QueryModel
     let root: QueryTable
     /// SUBQUERY variables in scope, innermost last: name and the class its elements belong to.
@@ -136,9 +136,9 @@ private struct Checker {
         var rhs = try operand(node.rhs)
         if case .valueType = lhs.operand { return try typeComparison(node, lhs: lhs, range: range) }
         var op = node.op
-        let text = "\(QueryPredicate(.comparison(node)))"
+        let source = QueryPredicate(.comparison(node))
         if op == .in {
-            return try membership(node, lhs: lhs, rhs: rhs, text: text, range: range)
+            return try membership(node, lhs: lhs, rhs: rhs, source: source, range: range)
         }
         // Constants take the type of the other side.
         switch (node.lhs.kind, node.rhs.kind) {
@@ -162,7 +162,7 @@ private struct Checker {
         let quantifier = try self.quantifier(node.quantifier, lhs: lhs, range: range)
         try checkOperator(op, node.options, lhs: lhs, rhs: rhs, range: range)
         return .comparison(CheckedComparison(quantifier: quantifier, lhs: lhs.operand, op: op, options: node.options,
-                                             rhs: rhs.operand, upperBound: nil, text: text))
+                                             rhs: rhs.operand, upperBound: nil, source: source))
     }
 
     /// `value.@type == 'name'`, `!=`, and `IN {names}`: the type numbers the names stand for, as IN (for `!=`, IN
@@ -203,11 +203,11 @@ private struct Checker {
         let quantifier = try self.quantifier(node.quantifier, lhs: lhs, range: range)
         return .comparison(CheckedComparison(quantifier: quantifier, lhs: lhs.operand, op: .in, options: [],
                                              rhs: .constants(types.sorted().map { .int($0) }), upperBound: nil,
-                                             text: "\(QueryPredicate(.comparison(node)))"))
+                                             source: QueryPredicate(.comparison(node))))
     }
 
     /// `x IN {…}`, `x IN %@` (array) and `x IN collection`.
-    mutating func membership(_ node: QueryComparison, lhs: TypedOperand, rhs: TypedOperand, text: String,
+    mutating func membership(_ node: QueryComparison, lhs: TypedOperand, rhs: TypedOperand, source: QueryPredicate,
                              range: SourceRange) throws -> CheckedPredicate {
         var rhs = rhs
         var lhs = lhs
@@ -247,12 +247,12 @@ private struct Checker {
         let quantifier = try self.quantifier(node.quantifier, lhs: lhs, range: range)
         try checkOperator(.equal, node.options, lhs: lhs, rhs: rhs, range: range)
         return .comparison(CheckedComparison(quantifier: quantifier, lhs: lhs.operand, op: .in, options: node.options,
-                                             rhs: rhs.operand, upperBound: nil, text: text))
+                                             rhs: rhs.operand, upperBound: nil, source: source))
     }
 
     mutating func between(_ node: QueryBetween, range: SourceRange) throws -> CheckedPredicate {
         let value = try operand(node.value)
-        let text = "\(QueryPredicate(.between(node)))"
+        let source = QueryPredicate(.between(node))
         func bound(_ expression: QueryExpression) throws -> ScalarValue {
             guard case .constant(let constant, _) = expression.kind else {
                 throw QueryTypeError(range: expression.range, message: "the bounds of BETWEEN must be constants")
@@ -276,7 +276,7 @@ private struct Checker {
                                         description: "\(node.lower)")
         try checkOperator(.greaterThanOrEqual, [], lhs: value, rhs: lowerOperand, range: range)
         return .comparison(CheckedComparison(quantifier: quantifier, lhs: value.operand, op: .greaterThanOrEqual,
-                                             options: [], rhs: .constant(lower), upperBound: upper, text: text))
+                                             options: [], rhs: .constant(lower), upperBound: upper, source: source))
     }
 
     func quantifier(_ written: Quantifier?, lhs: TypedOperand, range: SourceRange) throws -> Quantifier {
@@ -543,7 +543,10 @@ private struct Checker {
         var nullable = false
         var isMany = false
         var reducer: (CollectionOperator, stepIndex: Int)?
-        var previousName = table.className
+        // The name of what the path reached so far, for messages: made only when one needs it.
+        var previousClass = table.className
+        var previousProperty: String?
+        var previousName: String { previousProperty.map { "\(previousClass).\($0)" } ?? previousClass }
         var typeOf = false
 
         for (index, step) in path.steps.enumerated() {
@@ -562,7 +565,8 @@ private struct Checker {
                 if typeOf {
                     throw QueryTypeError(range: range, message: "@type must end the key path, found '\(name)' after it")
                 }
-                previousName = "\(current.className).\(name)"
+                previousClass = current.className
+                previousProperty = name
                 let elementTable = property.targetTable.flatMap { model.table($0) }
                 switch property.kind {
                 case .value:
@@ -655,7 +659,7 @@ private struct Checker {
             }
         }
         let checked = CheckedPath(root: root, table: startTable, steps: steps, type: type ?? COLUMNAR_TYPE_LINK,
-                                  target: target, isMany: isMany, text: path.description)
+                                  target: target, isMany: isMany, source: path)
         if typeOf {
             return TypedOperand(operand: .valueType(checked), type: COLUMNAR_TYPE_INT, target: nil,
                                 nullable: isMany, description: "'\(path)'")

@@ -35,7 +35,7 @@ public enum Opcode: String, CaseIterable, Sendable {
     public var synopsis: String {
         switch self {
         case .scan: return "visit the table cluster by cluster; the instructions after it run once per cluster"
-        case .indexSeek: return "look the constant up in the search index; only the objects found are tested"
+        case .indexSeek: return "look the constant up in the search index; only the objects found are tested (none when flagged exact)"
         case .indexRange: return "read an int range or a string prefix from the ordered index; only the objects in it are tested (none when flagged exact; a Scan instead when it holds over 1/8 of the table)"
         case .keys: return "test the given objects (a collection's elements) one by one"
         case .constant: return "push a mask with every row set (true) or none (false)"

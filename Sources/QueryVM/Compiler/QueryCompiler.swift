@@ -380,9 +380,12 @@ private struct Emitter {
     }
 
     /// An IndexSeek for the first conjunct of the top-level AND that is an equality between an indexed property
-    /// of this table and a constant of its exact type.
+    /// of this table and a constant of its exact type. Its flag says that conjunct is the whole predicate: the
+    /// engine checks every object it finds against the value itself (columnar_index_find_all), so those objects
+    /// are the answer and need no second test.
     func indexSeek(in predicate: CheckedPredicate) -> Instruction? {
-        for conjunct in Self.topLevelConjuncts(predicate) {
+        let conjuncts = Self.topLevelConjuncts(predicate)
+        for conjunct in conjuncts {
             guard case .comparison(let comparison) = conjunct, comparison.op == .equal,
                   comparison.options.isEmpty, comparison.upperBound == nil,
                   let (column, type) = directColumn(comparison.lhs),
@@ -396,9 +399,12 @@ private struct Emitter {
             default: exact = false
             }
             guard exact else { continue }
-            var instruction = Instruction(.indexSeek, comment: "\(property.name) == \(Self.describe(constant))")
+            let exactMatch = conjuncts.count == 1
+            var instruction = Instruction(.indexSeek, comment: "\(property.name) == \(Self.describe(constant))"
+                                              + (exactMatch ? " (exact)" : ""))
             instruction.column = column
             instruction.constant = constant
+            instruction.flag = exactMatch
             return instruction
         }
         return nil

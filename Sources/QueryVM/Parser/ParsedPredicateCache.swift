@@ -18,55 +18,82 @@ final class ParsedPredicateCache: @unchecked Sendable {
     /// Entries kept; past that the cache starts over (a program uses a bounded set of query strings).
     private static let capacity = 512
 
-    /// What the lexer says of a format string: the placeholder of each argument index, or nil when the format
-    /// cannot be cached (`%K`, `[%@]`) or does not lex (the parser then reports it).
-    private struct FormatInfo {
+    /// What the cache knows of one format string: the placeholder of each argument index (nil when the format
+    /// cannot be cached, `%K` or `[%@]`, or does not lex: the parser then reports it), and its parsed templates
+    /// by the kinds of their arguments. One entry per format, so a cached call hashes the string once.
+    private struct FormatEntry {
         let specifiers: [FormatSpecifier]?
+        var templates: [[UInt8]: Template] = [:]
     }
 
-    private struct Key: Hashable {
-        let format: String
-        let kinds: [UInt8]
+    /// A parsed predicate to put arguments into, and the number that names it for as long as the process runs
+    /// (never given to another template, even after this one is dropped), so that later stages can keep what
+    /// they derive from it (TypeChecker's reuse of a checked template) under that number.
+    private struct Template {
+        let predicate: QueryPredicate
+        let id: Int
     }
+
+    private var nextTemplateID = 1
+
+    /// Templates kept per format (argument kinds rarely vary much for one format string).
+    private static let templatesPerFormat = 32
 
     private let lock = NSLock()
-    private var formats: [String: FormatInfo] = [:]
-    private var templates: [Key: QueryPredicate] = [:]
+    private var formats: [String: FormatEntry] = [:]
 
     /// The predicate `format` with `arguments` means, from a cached template when there is one; `parse` parses.
     func predicate(_ format: String, _ arguments: [Any], parse: (String, [Any]) throws -> QueryPredicate) throws
         -> QueryPredicate
     {
-        guard let specifiers = formatInfo(format).specifiers, specifiers.count <= arguments.count else {
-            return try parse(format, arguments)
+        try templatedPredicate(format, arguments, parse: parse).predicate
+    }
+
+    /// The predicate, and the number of the template it was made from (nil when the format or its arguments cannot
+    /// be cached). Two predicates with the same template number differ only in the values of their arguments.
+    func templatedPredicate(_ format: String, _ arguments: [Any], parse: (String, [Any]) throws -> QueryPredicate)
+        throws -> (predicate: QueryPredicate, templateID: Int?)
+    {
+        let entry = self.entry(format)
+        guard let specifiers = entry.specifiers, specifiers.count <= arguments.count else {
+            return (try parse(format, arguments), nil)
         }
         var values: [QueryValue] = []
         values.reserveCapacity(specifiers.count)
+        var kinds: [UInt8] = []
+        kinds.reserveCapacity(specifiers.count)
         for (index, specifier) in specifiers.enumerated() {
             let argument = arguments[index]
             let value = QueryArgument.value(of: argument)
             let converted = specifier == .object ? value : specifier.convert(value, argument: argument)
-            guard let converted, !converted.isList else { return try parse(format, arguments) }
+            guard let converted, !converted.isList else { return (try parse(format, arguments), nil) }
             values.append(converted)
+            kinds.append(converted.kindTag)
         }
-        let key = Key(format: format, kinds: values.map(\.kindTag))
-        if let template = lock.withLock({ templates[key] }) { return template.substituting(values) }
+        if let template = entry.templates[kinds] { return (template.predicate.substituting(values), template.id) }
         let parsed = try parse(format, arguments)
-        lock.withLock {
-            if templates.count >= Self.capacity { templates.removeAll(keepingCapacity: true) }
-            templates[key] = parsed
+        let id = lock.withLock { () -> Int? in
+            guard formats[format] != nil else { return nil }
+            if formats[format]!.templates.count >= Self.templatesPerFormat {
+                formats[format]!.templates.removeAll(keepingCapacity: true)
+            }
+            let id = nextTemplateID
+            nextTemplateID += 1
+            formats[format]!.templates[kinds] = Template(predicate: parsed, id: id)
+            return id
         }
-        return parsed
+        return (parsed, id)
     }
 
-    private func formatInfo(_ format: String) -> FormatInfo {
-        if let info = lock.withLock({ formats[format] }) { return info }
-        let info = FormatInfo(specifiers: Self.specifiers(of: format))
+    /// The entry of a format string, lexing it the first time it is seen.
+    private func entry(_ format: String) -> FormatEntry {
+        if let entry = lock.withLock({ formats[format] }) { return entry }
+        let entry = FormatEntry(specifiers: Self.specifiers(of: format))
         lock.withLock {
             if formats.count >= Self.capacity { formats.removeAll(keepingCapacity: true) }
-            formats[format] = info
+            if formats[format] == nil { formats[format] = entry }
         }
-        return info
+        return entry
     }
 
     private static func specifiers(of format: String) -> [FormatSpecifier]? {

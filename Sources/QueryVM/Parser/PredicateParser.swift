@@ -21,6 +21,15 @@ public enum PredicateParser {
         try ParsedPredicateCache.shared.predicate(format, arguments, parse: parseAfresh)
     }
 
+    /// Like `parse(_:arguments:)`, with the number of the cached template the predicate was made from, or nil.
+    /// Predicates with the same number come from one format string and arguments of the same kinds: only the
+    /// arguments' values differ, which lets `TypeChecker.check(_:reusing:table:model:query:)` reuse a check.
+    public static func parseTemplated(_ format: String, arguments: [Any] = []) throws
+        -> (predicate: QueryPredicate, templateID: Int?)
+    {
+        try ParsedPredicateCache.shared.templatedPredicate(format, arguments, parse: parseAfresh)
+    }
+
     /// Parses `format` from its characters, without the cache.
     static func parseAfresh(_ format: String, arguments: [Any]) throws -> QueryPredicate {
         do {

@@ -78,30 +78,35 @@ extension QueryExecutor {
         let extremes = UInt32(COLUMNAR_AGGREGATE_MIN) | UInt32(COLUMNAR_AGGREGATE_MAX)
         guard wanted & ~extremes == 0, wanted != 0, type == COLUMNAR_TYPE_INT || type == COLUMNAR_TYPE_TIMESTAMP
         else { return nil }
-        var info = columnar_column_info()
-        guard columnar_column_info_get(transaction, table, column, &info) == 0, info.ordered_index else { return nil }
         var result = AggregateResult()
         // No non-null value: count 0 and null extremes. Otherwise the count is 1: at least one value, and the
-        // caller asked only for extremes.
+        // caller asked only for extremes. The engine answers COLUMNAR_EMISUSE when the column has no ordered
+        // index; asking it directly saves describing the column first on every call.
         if wanted & UInt32(COLUMNAR_AGGREGATE_MIN) != 0 {
-            guard let minimum = try indexExtreme(transaction, table, column, maximum: false) else { return result }
+            guard let extreme = try indexExtreme(transaction, table, column, maximum: false) else { return nil }
+            guard let minimum = extreme else { return result }
             result.count = 1
             result.minimum = minimum
         }
         if wanted & UInt32(COLUMNAR_AGGREGATE_MAX) != 0 {
-            guard let maximum = try indexExtreme(transaction, table, column, maximum: true) else { return result }
+            guard let extreme = try indexExtreme(transaction, table, column, maximum: true) else { return nil }
+            guard let maximum = extreme else { return result }
             result.count = 1
             result.maximum = maximum
         }
         return result
     }
 
+    /// The column's smallest or largest value from its ordered index: nil when the column has no ordered index,
+    /// .some(nil) when no object holds a value.
     private static func indexExtreme(_ transaction: OpaquePointer, _ table: columnar_table_id,
-                                     _ column: columnar_col_id, maximum: Bool) throws -> ScalarValue? {
+                                     _ column: columnar_col_id, maximum: Bool) throws -> ScalarValue?? {
         var value = columnar_value()
         var found = false
-        try check(columnar_index_extreme(transaction, table, column, maximum, &value, &found))
-        return found ? ScalarValue(value, linkTarget: nil) : nil
+        let rc = columnar_index_extreme(transaction, table, column, maximum, &value, &found)
+        if rc == COLUMNAR_EMISUSE { return nil }
+        try check(rc)
+        return .some(found ? ScalarValue(value, linkTarget: nil) : nil)
     }
 
     private func scanAggregate(column: columnar_col_id, type: columnar_type, wanted: UInt32) throws -> AggregateResult {

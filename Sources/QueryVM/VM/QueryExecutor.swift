@@ -58,10 +58,14 @@ public final class QueryExecutor {
         self.evaluator = RowEvaluator(transaction: transaction, decimals: decimals)
         if case .elements(let collection) = program.source { evaluator.elementCollection = collection }
         self.maxRows = Int(columnar_scan_max_rows())
-        self.masks = .allocate(capacity: maxRows * (program.maskDepth + 1))
-        self.views = .allocate(capacity: Self.viewSlotCapacity)
-        self.viewReady = .allocate(capacity: Self.viewSlotCapacity)
-        self.viewReady.initialize(repeating: false, count: Self.viewSlotCapacity)
+        // Only a scan reads clusters: a program that tests given objects (an index seek, a collection's keys)
+        // needs no masks or views, and a repeated lookup should not pay for allocating them.
+        let scans = program.instructions.first?.opcode == .scan
+        let viewCapacity = scans ? Self.viewSlotCapacity : 1
+        self.masks = .allocate(capacity: scans ? maxRows * (program.maskDepth + 1) : 1)
+        self.views = .allocate(capacity: viewCapacity)
+        self.viewReady = .allocate(capacity: viewCapacity)
+        self.viewReady.initialize(repeating: false, count: viewCapacity)
         self.steps = .allocate(capacity: max(0, program.instructions.count - 1))
         for (index, instruction) in program.instructions.dropFirst().enumerated() {
             (steps.baseAddress! + index).initialize(to: decode(instruction, at: index))
@@ -147,6 +151,23 @@ public final class QueryExecutor {
         return keys
     }
 
+    /// The first `limit` keys `matchingKeys(candidates:)` gives, found without testing the objects after them (a
+    /// scan stops after the cluster that holds the last one): `first` of filtered results need not read the table.
+    public func matchingKeys(candidates: [Int64] = [], limit: Int) throws -> [Int64] {
+        var keys: [Int64] = []
+        guard limit > 0 else { return keys }
+        do {
+            try forEachMatch(candidates: candidates) { key in
+                keys.append(key)
+                if keys.count == limit { throw EnoughMatches() }
+            }
+        } catch is EnoughMatches {}
+        return keys
+    }
+
+    /// Thrown out of `forEachMatch` to stop it once enough keys are found.
+    private struct EnoughMatches: Error {}
+
     /// The number of matching objects; a Scan program only counts mask bytes.
     public func count(candidates: [Int64] = []) throws -> Int {
         if rangeIsExact, let rangeCount { return rangeCount }
@@ -174,8 +195,9 @@ public final class QueryExecutor {
                 try body(key)
             }
         case .indexSeek?:
-            for key in try indexCandidates(program.instructions[0])
-            where try evaluator.holds(program.predicate, table: program.table, key: key) {
+            let seek = program.instructions[0]
+            for key in try indexCandidates(seek)
+            where try seek.flag || evaluator.holds(program.predicate, table: program.table, key: key) {
                 try body(key)
             }
         default:
