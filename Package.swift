@@ -27,6 +27,8 @@ let package = Package(
         ),
         // The system SQLite, for side-by-side benchmarks and differential tests.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // The system LMDB, the key-value peer of the object suite's insert, read and lookup workloads.
+        .systemLibrary(name: "CLMDB", pkgConfig: "lmdb", providers: [.apt(["liblmdb-dev"])]),
         // The baselines columnar-bench measures against: plain C loops over an int64_t array (the query suite's
         // scans) and durable writes of a commit's pattern done each way the engine could (the commit suite's
         // reference line and io options probe, hence liburing). The same C settings as CColumnar, so both are
@@ -44,7 +46,7 @@ let package = Package(
         .executableTarget(
             name: "columnar-bench",
             dependencies: [
-                "Columnar", "CColumnar", "CSQLite", "CBenchBaseline",
+                "Columnar", "CColumnar", "CSQLite", "CLMDB", "CBenchBaseline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

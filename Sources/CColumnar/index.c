@@ -259,10 +259,11 @@ typedef struct equal_sink {
     const void *cell;
     bool is_null;
     int64_t smallest;       /* INT64_MAX: none yet */
-    int64_t *keys;          /* when collecting: every match */
+    int64_t *keys;          /* when collecting: every match (in `few` until more than fit there) */
     size_t count;
     size_t capacity;
     bool collect;
+    int64_t few[8];         /* most values are held by one object or a few: no allocation for them */
 } equal_sink;
 
 static int sink_equal(void *context, int64_t key) {
@@ -272,10 +273,17 @@ static int sink_equal(void *context, int64_t key) {
     if (rc || !matches) return rc;
     if (key < s->smallest) s->smallest = key;
     if (!s->collect) return 0;
+    if (!s->keys) {
+        s->keys = s->few;
+        s->capacity = sizeof s->few / sizeof s->few[0];
+    }
     if (s->count == s->capacity) {
-        size_t capacity = s->capacity ? s->capacity * 2 : 16;
-        int64_t *grown = capacity < SIZE_MAX / sizeof *grown ? realloc(s->keys, capacity * sizeof *grown) : NULL;
+        size_t capacity = s->capacity * 2;
+        bool inline_keys = s->keys == s->few;
+        int64_t *grown = capacity < SIZE_MAX / sizeof *grown
+            ? realloc(inline_keys ? NULL : s->keys, capacity * sizeof *grown) : NULL;
         if (!grown) return -ENOMEM;
+        if (inline_keys) memcpy(grown, s->few, sizeof s->few);
         s->keys = grown;
         s->capacity = capacity;
     }
@@ -393,7 +401,7 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
      * checked against its actual value, so objects whose different values share the key are left out. */
     equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, true };
     if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) goto done;
-    if (sink.count) qsort(sink.keys, sink.count, sizeof *sink.keys, compare_keys);
+    if (sink.count > 1) qsort(sink.keys, sink.count, sizeof *sink.keys, compare_keys);
     /* An object listed twice (a damaged index) is reported once. */
     size_t unique = 0;
     for (size_t i = 0; i < sink.count; i++)
@@ -401,7 +409,7 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
     for (size_t i = 0; i < unique && i < capacity; i++) out_keys[i] = sink.keys[i];
     *out_count = unique;
 done:
-    free(sink.keys);
+    if (sink.keys != sink.few) free(sink.keys);
     return rc;
 }
 

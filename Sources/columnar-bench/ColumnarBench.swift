@@ -177,6 +177,7 @@ struct ColumnarBench: ParsableCommand {
         let objectEngines: [any ObjectBenchmarkEngine] = suite.includesObjects ? [columnarObjects, sqlite] : []
         let heldReadEngines: [any HeldObjectReadEngine] =
             suite.includesObjects ? [columnarObjects, ColumnarColumnReads()] : []
+        let keyValueEngines: [any KeyValueBenchmarkEngine] = suite.includesObjects ? [LMDBEngine()] : []
         let queryEngines: [any QueryBenchmarkEngine] =
             suite.includesQuery ? [ColumnarQueryEngine(clusterSize: clusterSize), sqlite, PlainLoopBaseline()] : []
         let commitEngines = suite.includesCommit
@@ -189,7 +190,8 @@ struct ColumnarBench: ParsableCommand {
                                           sqliteVersion: String(cString: sqlite3_libversion()))
         Self.log(machine.line)
         var runner = WorkloadRunner(configuration: configuration, engines: engines, objectEngines: objectEngines,
-                                    heldReadEngines: heldReadEngines, queryEngines: queryEngines,
+                                    heldReadEngines: heldReadEngines, keyValueEngines: keyValueEngines,
+                                    queryEngines: queryEngines,
                                     commitEngines: commitEngines, directory: directory, keepFiles: dir != nil,
                                     progress: { Self.log("  " + $0) })
         let results = try runner.runAll()
@@ -198,7 +200,7 @@ struct ColumnarBench: ParsableCommand {
         // One line per engine set-up; SQLite serves every suite and is listed once. Then the unmeasured setup steps.
         var engineSetups: [String] = []
         var everyEngine: [any EngineIdentity] = engines.map { $0 } + objectEngines.map { $0 }
-            + heldReadEngines.map { $0 } + queryEngines.map { $0 }
+            + heldReadEngines.map { $0 } + keyValueEngines.map { $0 } + queryEngines.map { $0 }
         if let commitEngines { everyEngine += [commitEngines.columnar, commitEngines.columnarPwrite, sqlite] }
         for engine in everyEngine where !engineSetups.contains(engine.setupDescription) {
             engineSetups.append(engine.setupDescription)

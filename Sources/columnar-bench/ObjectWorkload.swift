@@ -1,5 +1,6 @@
 // ObjectWorkload: the object suite — the workloads an application runs through an object API, on Columnar's
-// Swift API (`Realm`, `Object`, `@Persisted`) and on SQLite's C API, in the same run and on the same data.
+// Swift API (`Realm`, `Object`, `@Persisted`) and on SQLite's C API, in the same run and on the same data; LMDB
+// (LMDBEngine.swift) runs the key-value-shaped ones (insert, read, lookup) beside them.
 //
 // Workloads (sizes: --objects and --lookups):
 //   insert:  `objectCount` objects of five properties (an Int primary key and four more) added in ONE write
@@ -37,15 +38,20 @@ struct ObjectRow {
     }
 }
 
-/// What the runner needs of an engine for the object suite. As for `BenchmarkEngine`, each method opens the
-/// database at `path`, does its part and closes it again, and times only the measured part through `recorder`.
-protocol ObjectBenchmarkEngine: EngineIdentity {
+/// What the runner needs of an engine for the object suite's key-value-shaped workloads (insert, read, lookup),
+/// which a key-value store runs too. As for `BenchmarkEngine`, each method opens the database at `path`, does its
+/// part and closes it again, and times only the measured part through `recorder`.
+protocol KeyValueBenchmarkEngine: EngineIdentity {
     /// Creates the table (not measured), then adds objects 0 ..< objectCount in one durable write transaction.
     func insertObjects(path: String, data: DataSet, objectCount: Int, recorder: inout LatencyRecorder) throws
     /// Reads `someInt` of every object; returns how many objects were read and the sum of the values.
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int)
     /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
+}
+
+/// What the runner needs of an engine for the whole object suite: the key-value workloads and sorting.
+protocol ObjectBenchmarkEngine: KeyValueBenchmarkEngine {
     /// Sorts every object by `someInt` `repetitions` times, each time reading the ids of the first `limit` objects
     /// in that order (all of them with nil), each sort timed as one operation; returns the last sort's ids.
     func sortedIDs(path: String, limit: Int?, repetitions: Int, recorder: inout LatencyRecorder) throws -> [Int]
@@ -71,7 +77,8 @@ extension WorkloadRunner {
         let objectCount = configuration.objectCount
         let expectedSum = (0 ..< objectCount).reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
 
-        for engine in objectEngines {
+        let keyValueWorkloadEngines: [any KeyValueBenchmarkEngine] = objectEngines + keyValueEngines
+        for engine in keyValueWorkloadEngines {
             let path = databasePath(engine, "objects")
             removeFiles(of: engine, at: path)
             results.append(try measure("objects: insert (1 txn)", engine, path, operations: objectCount) { recorder in
@@ -79,7 +86,7 @@ extension WorkloadRunner {
             })
         }
 
-        for engine in objectEngines {
+        for engine in keyValueWorkloadEngines {
             let path = databasePath(engine, "objects")
             results.append(try measure("objects: read 1 int prop", engine, path, operations: objectCount,
                                        operationsPerSample: Self.objectReadsPerSample) { recorder in
@@ -109,7 +116,7 @@ extension WorkloadRunner {
         order.shuffle(using: &orderGenerator)
         let ids = (0 ..< configuration.lookupCount).map { order[$0 % objectCount] }
         let expectedLookupSum = ids.reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
-        for engine in objectEngines {
+        for engine in keyValueWorkloadEngines {
             let path = databasePath(engine, "objects")
             results.append(try measure("objects: lookup by pk", engine, path, operations: ids.count,
                                        operationsPerSample: Self.objectReadsPerSample) { recorder in

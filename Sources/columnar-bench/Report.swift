@@ -23,6 +23,8 @@ struct Report: Codable {
     static let loopEngine = "C loop"
     /// The object suite's raw column read (ColumnarColumnReads): a ratio column of its own when it ran.
     static let columnReadEngine = "C API"
+    /// The object suite's key-value peer (LMDBEngine): a ratio column of its own when it ran.
+    static let keyValueEngine = "LMDB"
 
     func json() throws -> String {
         let encoder = JSONEncoder()
@@ -81,10 +83,12 @@ struct Report: Codable {
         var lines: [String] = []
         let hasLoop = results.contains { $0.engine == Self.loopEngine }
         let hasColumnReads = results.contains { $0.engine == Self.columnReadEngine }
+        let hasKeyValue = results.contains { $0.engine == Self.keyValueEngine }
         let header = ["workload", "engine", "ops/s", "p50 µs", "p99 µs", "max µs", "file size", "peak RSS",
                       "\(Self.comparedEngine)/\(Self.baselineEngine)"]
             + (hasLoop ? ["\(Self.comparedEngine)/\(Self.loopEngine)"] : [])
             + (hasColumnReads ? ["\(Self.comparedEngine)/\(Self.columnReadEngine)"] : [])
+            + (hasKeyValue ? ["\(Self.comparedEngine)/\(Self.keyValueEngine)"] : [])
         var rows: [[String]] = [header]
         // Three decimals below 0.1, so a ratio of 0.004 does not print as 0.00.
         func ratioText(_ ratio: Double?) -> String {
@@ -103,7 +107,8 @@ struct Report: Codable {
                 Self.mebibytes(result.peakMemoryBytes),
                 ratioText(ratio(for: result, against: Self.baselineEngine, in: results)),
             ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine, in: results))] : [])
-                + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine, in: results))] : []))
+                + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine, in: results))] : [])
+                + (hasKeyValue ? [ratioText(ratio(for: result, against: Self.keyValueEngine, in: results))] : []))
         }
         lines += Self.tableLines(rows, leftAligned: [0, 1])
 
@@ -126,6 +131,10 @@ struct Report: Codable {
             lines.append("\(Self.comparedEngine)/\(Self.columnReadEngine): a managed property read of objects already "
                 + "made against the C API's read of the same column (columnar_obj_get_int), same file and keys "
                 + "(1: the object API adds nothing; 0.5: it doubles the cost of the column read).")
+        }
+        if hasKeyValue {
+            lines.append("\(Self.comparedEngine)/\(Self.keyValueEngine): the same against LMDB, on the object suite's "
+                + "insert, read and lookup (above 1: \(Self.comparedEngine) is faster).")
         }
         if hasLoop {
             lines.append("\(Self.comparedEngine)/\(Self.loopEngine): the same against a plain C loop over an int64_t "

@@ -100,6 +100,7 @@ struct RowUpdate {
 enum BenchError: Error, CustomStringConvertible {
     case columnar(call: String, error: ColumnarError)
     case sqlite(call: String, code: Int32, message: String)
+    case lmdb(call: String, code: Int32, message: String)
     case wrongAnswer(engine: String, what: String)
     case setup(String)
 
@@ -107,6 +108,7 @@ enum BenchError: Error, CustomStringConvertible {
         switch self {
         case .columnar(let call, let error): return "Columnar: \(call) failed: \(error)"
         case .sqlite(let call, let code, let message): return "SQLite: \(call) failed (code \(code)): \(message)"
+        case .lmdb(let call, let code, let message): return "LMDB: \(call) failed (code \(code)): \(message)"
         case .wrongAnswer(let engine, let what): return "\(engine) returned a wrong answer: \(what)"
         case .setup(let what): return what
         }
@@ -241,6 +243,8 @@ struct WorkloadRunner {
     let objectEngines: [any ObjectBenchmarkEngine]
     /// The engines of the object suite's held-objects workload (Columnar's object API, its C API).
     let heldReadEngines: [any HeldObjectReadEngine]
+    /// Key-value stores that run the object suite's insert, read and lookup workloads (LMDB).
+    let keyValueEngines: [any KeyValueBenchmarkEngine]
     /// The engines of the query suite (Columnar's Results API, SQLite, the plain C loop).
     let queryEngines: [any QueryBenchmarkEngine]
     /// The engines of the commit suite (Columnar through io_uring and through pwrite, SQLite); nil when it does
@@ -258,12 +262,14 @@ struct WorkloadRunner {
 
     init(configuration: BenchConfiguration, engines: [any BenchmarkEngine],
          objectEngines: [any ObjectBenchmarkEngine], heldReadEngines: [any HeldObjectReadEngine],
+         keyValueEngines: [any KeyValueBenchmarkEngine] = [],
          queryEngines: [any QueryBenchmarkEngine], commitEngines: CommitSuiteEngines?, directory: String,
          keepFiles: Bool, progress: @escaping (String) -> Void) {
         self.configuration = configuration
         self.engines = engines
         self.objectEngines = objectEngines
         self.heldReadEngines = heldReadEngines
+        self.keyValueEngines = keyValueEngines
         self.queryEngines = queryEngines
         self.commitEngines = commitEngines
         self.directory = directory

@@ -452,7 +452,16 @@ public final class QueryExecutor {
 
     private func indexCandidates(_ seek: Instruction) throws -> [Int64] {
         try EngineValue.withValue(seek.constant) { value in
-            var keys = [columnar_key](repeating: 0, count: 16)
+            // Most values are held by one object or a few: ask with room for 16 on the stack, so the answer is
+            // the only array made.
+            var total = 0
+            let few = try withUnsafeTemporaryAllocation(of: columnar_key.self, capacity: 16) { buffer -> [Int64]? in
+                try check(columnar_index_find_all(transaction, program.table, seek.column, &value,
+                                                  buffer.baseAddress, buffer.count, &total))
+                return total <= buffer.count ? Array(buffer.prefix(total)) : nil
+            }
+            if let few { return few }
+            var keys = [columnar_key](repeating: 0, count: total)
             while true {
                 var found = 0
                 try check(columnar_index_find_all(transaction, program.table, seek.column, &value, &keys,
