@@ -15,7 +15,7 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
     let fileExtension = "lmdb"
 
     var setupDescription: String {
-        "LMDB \(String(cString: mdb_version(nil, nil, nil))): one file, MDB_INTEGERKEY, MDB_APPEND for the ascending "
+        "\(String(cString: mdb_version(nil, nil, nil))): one file, MDB_INTEGERKEY, MDB_APPEND for the ascending "
             + "bulk insert, durable commits (no MDB_NOSYNC), mdb_get and cursor reads in one read transaction"
     }
 

@@ -74,7 +74,7 @@ struct Report: Codable {
                     + "ones.")
         }
         lines.append("file size: bytes on disk after the run (SQLite: database + WAL; Columnar: the data file, "
-            + "which grows in preallocated steps; lock files not counted).")
+            + "which grows in preallocated steps; LMDB: the data file; lock files not counted).")
         return lines.joined(separator: "\n")
     }
 
