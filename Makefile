@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench microbench asan crash-long tsan powercut fuzz fuzz-short compaction-kills
+.PHONY: test main bench bench-grdb microbench asan crash-long tsan powercut fuzz fuzz-short compaction-kills
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -18,6 +18,12 @@ bench:
 	bash scripts/setup.sh
 	$(SWIFT) build -c release --product columnar-bench
 	"$$($(SWIFT) build -c release --show-bin-path)/columnar-bench"
+
+# The object suite's insert, iteration and lookups against GRDB's record API (a package of its own, so that only
+# this target builds GRDB; Benchmarks/GRDBPeer). Pass ARGS=--quick for small sizes.
+bench-grdb:
+	bash scripts/setup.sh
+	cd Benchmarks/GRDBPeer && $(SWIFT) build -c release && .build/release/grdb-peer $(ARGS)
 
 # Microbenchmarks of the engine's C API (ordo-one/package-benchmark, Benchmarks/StorageBenchmarks).
 microbench:
