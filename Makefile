@@ -61,7 +61,7 @@ powercut:
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests|ProjectionTests|NestedMixedCollectionTests"
+		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests|ProjectionTests|NestedMixedCollectionTests|CheckedTemplateThreadTests"
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with

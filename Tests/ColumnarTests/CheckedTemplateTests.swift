@@ -150,3 +150,37 @@ final class CTIntThing: Object {
 final class CTStringThing: Object {
     @Persisted var value = ""
 }
+
+final class CheckedTemplateThreadTests: RealmTestCase {
+    /// Threads filtering at once, through their own Realms and through one frozen Realm they share, with formats
+    /// whose parse templates and checks are kept process-wide and per Realm: every answer is the plain filter's.
+    func testFiltersOnManyThreadsAndOnASharedFrozenRealmAgree() throws {
+        let realm = try openRealm()
+        let ints = (0..<60).map { ($0 * 7) % 11 }
+        try realm.write {
+            for (id, int) in ints.enumerated() { realm.add(QDItem(value: ["id": id, "int": int, "string": "s\(int)"])) }
+        }
+        nonisolated(unsafe) let frozen = realm.freeze()
+        let configuration = self.configuration!
+        let failures = Locked<[String]>([])
+        runOnThreads(4) { thread in
+            do {
+                let live = try Realm(configuration: configuration)
+                for round in 0..<300 {
+                    let value = (round * 5 + thread) % 12
+                    let realm = round % 2 == 0 ? live : frozen
+                    let expected = ints.filter { $0 == value }.count
+                    let byInt = realm.objects(QDItem.self).filter("int == %@", value).count
+                    let byString = realm.objects(QDItem.self).filter("string == %@ OR int > %@", "s\(value)", 20).count
+                    let below = realm.objects(QDItem.self).filter("%@ > int", value).count
+                    if byInt != expected || byString != expected || below != ints.filter({ $0 < value }).count {
+                        failures.withLock { $0.append("thread \(thread) round \(round): \(byInt) \(byString) \(below)") }
+                    }
+                }
+            } catch {
+                failures.withLock { $0.append("thread \(thread): \(error)") }
+            }
+        }
+        XCTAssertEqual(failures.value, [])
+    }
+}
