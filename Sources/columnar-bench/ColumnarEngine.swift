@@ -76,7 +76,7 @@ final class ColumnarEngine: CounterCommitEngine {
             }
             return keys
         } commitNanoseconds: { nanoseconds in
-            recorder.notes.append("durable commit took \(Report.format(Double(nanoseconds) / 1e6, decimals: 1)) ms")
+            recorder.noteDurableCommit(nanoseconds: nanoseconds)
         }
         recorder.endRun()
         try rememberKeys(keys, for: path)

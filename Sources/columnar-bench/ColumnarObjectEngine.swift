@@ -57,13 +57,22 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
             // `write` commits after the closure returns: the commit is the rest of the call.
             let commitNanoseconds = MonotonicClock.nowNanoseconds() - closureEndNanoseconds
             recorder.endRun()
-            recorder.notes.append("durable commit took \(Report.format(Double(commitNanoseconds) / 1e6, decimals: 1)) ms")
+            recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
             guard realm.objects(Item.self).count == objectCount else {
                 throw BenchError.wrongAnswer(engine: name, what: "\(realm.objects(Item.self).count) objects after "
                     + "adding \(objectCount)")
             }
         }
         commitPathDescription = Self.commitPath(of: path)
+        if let stats = Self.stats(of: path) {
+            // The file grows in preallocated steps: what the objects take is the latest version's nodes.
+            let mebibyte = Double(1 << 20)
+            let live = stats.used_size_bytes - min(stats.free_bytes, stats.used_size_bytes)
+            recorder.notes.append("file \(Report.format(Double(stats.file_size_bytes) / mebibyte, decimals: 1)) MiB, "
+                + "of which the latest version uses \(Report.format(Double(stats.used_size_bytes) / mebibyte, decimals: 1)) "
+                + "MiB (\(Report.format(Double(live) / mebibyte, decimals: 1)) MiB of live nodes, "
+                + "\(Report.format(Double(stats.free_bytes) / mebibyte, decimals: 1)) MiB on the free list)")
+        }
     }
 
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int) {
@@ -133,6 +142,17 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
 
     private static func open(_ path: String) throws -> Realm {
         try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self]))
+    }
+
+    /// The file's statistics (sizes, free list), read through the C API once the Realm is closed.
+    private static func stats(of path: String) -> columnar_db_stats? {
+        var options = columnar_open_options()
+        options.flags = 0
+        var db: OpaquePointer?
+        guard columnar_open(path, &options, &db) == COLUMNAR_OK, let db else { return nil }
+        defer { columnar_close(db) }
+        var stats = columnar_db_stats()
+        return columnar_db_stats_get(db, &stats) == COLUMNAR_OK ? stats : nil
     }
 
     /// The commit path the engine chose for the file (io_uring or pwrite, and why), read through the C API once

@@ -69,7 +69,7 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
         try check(mdb_txn_commit(transaction), "mdb_txn_commit")
         let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
         recorder.endRun()
-        recorder.notes.append("durable commit took \(Report.format(Double(commitNanoseconds) / 1e6, decimals: 1)) ms")
+        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
     }
 
     /// Reads `someInt` of every object with a cursor, in key order.

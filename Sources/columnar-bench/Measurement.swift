@@ -40,6 +40,10 @@ struct LatencyRecorder {
 
     /// Starts the measured interval of a run.
     mutating func startRun() { runStartNanoseconds = MonotonicClock.nowNanoseconds() }
+    /// Notes how long a bulk insert's durable commit took (part of the measured interval).
+    mutating func noteDurableCommit(nanoseconds: UInt64) {
+        notes.append("durable commit took \(Report.format(Double(nanoseconds) / 1e6, decimals: 1)) ms")
+    }
     /// Ends the measured interval of a run.
     mutating func endRun() { runNanoseconds = MonotonicClock.nowNanoseconds() - runStartNanoseconds }
 

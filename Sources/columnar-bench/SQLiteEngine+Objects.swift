@@ -42,7 +42,7 @@ extension SQLiteEngine: ObjectBenchmarkEngine {
         try db.execute("COMMIT")
         let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
         recorder.endRun()
-        recorder.notes.append("durable commit took \(Report.format(Double(commitNanoseconds) / 1e6, decimals: 1)) ms")
+        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
     }
 
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int) {

@@ -40,7 +40,7 @@ final class SQLiteEngine: BenchmarkEngine {
         try db.execute("COMMIT")
         let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
         recorder.endRun()
-        recorder.notes.append("durable commit took \(Report.format(Double(commitNanoseconds) / 1e6, decimals: 1)) ms")
+        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
     }
 
     func readBack(path: String, data: DataSet, rowCount: Int, recorder: inout LatencyRecorder) throws -> Int {

@@ -129,6 +129,12 @@ let lookupIDs = (0 ..< lookupCount).map { order[$0 % objectCount] }
 let expectedLookupSum = lookupIDs.reduce(0) { $0 + values[$1].someInt }
 var rows: [Row_] = []
 
+/// Records a workload's throughput.
+func record(_ workload: String, _ engine: String, operations: Int, seconds: Double) {
+    rows.append(Row_(workload: workload, engine: engine, operationsPerSecond: Double(operations) / seconds))
+}
+
+
 // Columnar.
 do {
     var configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("columnar.realm"))
@@ -147,7 +153,7 @@ do {
             }
         }
     }
-    rows.append(Row_(workload: "insert (1 txn)", engine: "Columnar", operationsPerSecond: Double(objectCount) / insert))
+    record("insert (1 txn)", "Columnar", operations: objectCount, seconds: insert)
     var sum = 0
     var count = 0
     let iterate = seconds {
@@ -157,14 +163,13 @@ do {
         }
     }
     try check(sum == expectedSum && count == objectCount, "Columnar read \(count) objects summing to \(sum)")
-    rows.append(Row_(workload: "iterate, read 1 int prop", engine: "Columnar",
-                     operationsPerSecond: Double(objectCount) / iterate))
+    record("iterate, read 1 int prop", "Columnar", operations: objectCount, seconds: iterate)
     var lookupSum = 0
     let lookups = seconds {
         for id in lookupIDs { lookupSum &+= realm.object(ofType: PeerItem.self, forPrimaryKey: id)?.someInt ?? 0 }
     }
     try check(lookupSum == expectedLookupSum, "Columnar lookups summed to \(lookupSum)")
-    rows.append(Row_(workload: "lookup by pk", engine: "Columnar", operationsPerSecond: Double(lookupCount) / lookups))
+    record("lookup by pk", "Columnar", operations: lookupCount, seconds: lookups)
 }
 
 // GRDB.
@@ -190,7 +195,7 @@ do {
             }
         }
     }
-    rows.append(Row_(workload: "insert (1 txn)", engine: "GRDB", operationsPerSecond: Double(objectCount) / insert))
+    record("insert (1 txn)", "GRDB", operations: objectCount, seconds: insert)
     var sum = 0
     var count = 0
     let iterate = try seconds {
@@ -203,8 +208,7 @@ do {
         }
     }
     try check(sum == expectedSum && count == objectCount, "GRDB read \(count) records summing to \(sum)")
-    rows.append(Row_(workload: "iterate, read 1 int prop", engine: "GRDB",
-                     operationsPerSecond: Double(objectCount) / iterate))
+    record("iterate, read 1 int prop", "GRDB", operations: objectCount, seconds: iterate)
     var lookupSum = 0
     let lookups = try seconds {
         try pool.read { db in
@@ -212,7 +216,7 @@ do {
         }
     }
     try check(lookupSum == expectedLookupSum, "GRDB lookups summed to \(lookupSum)")
-    rows.append(Row_(workload: "lookup by pk", engine: "GRDB", operationsPerSecond: Double(lookupCount) / lookups))
+    record("lookup by pk", "GRDB", operations: lookupCount, seconds: lookups)
     // `fetchOne(db, key:)` builds its SQL on every call; a prepared statement kept by the connection
     // (`cachedStatement`) is how GRDB's documentation makes a repeated query fast.
     var preparedSum = 0
@@ -225,8 +229,7 @@ do {
         }
     }
     try check(preparedSum == expectedLookupSum, "GRDB prepared lookups summed to \(preparedSum)")
-    rows.append(Row_(workload: "lookup by pk, prepared", engine: "GRDB",
-                     operationsPerSecond: Double(lookupCount) / prepared))
+    record("lookup by pk, prepared", "GRDB", operations: lookupCount, seconds: prepared)
 }
 
 // The table.
