@@ -130,7 +130,7 @@ let expectedLookupSum = lookupIDs.reduce(0) { $0 + values[$1].someInt }
 var rows: [Row_] = []
 
 /// Records a workload's throughput.
-func record(_ workload: String, _ engine: String, operations: Int, seconds: Double) {
+@MainActor func record(_ workload: String, _ engine: String, operations: Int, seconds: Double) {
     rows.append(Row_(workload: workload, engine: engine, operationsPerSecond: Double(operations) / seconds))
 }
 
