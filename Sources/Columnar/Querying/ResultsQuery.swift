@@ -113,8 +113,19 @@ struct ResultsQuery {
         return QueryExecutor(program: program, transaction: core.currentTransaction, decimals: target.model.decimals)
     }
 
+    /// The keys of the objects an unordered selection of a table holds when its predicate is one exact index
+    /// seek (an indexed property equal to a value): the index's answer, with no program compiled or run.
+    private func exactSeekKeys(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> [Int64]? {
+        guard source.isTable, orderingSteps.isEmpty, let predicate,
+              let seek = QueryCompiler.exactIndexSeek(predicate, table: target.table, model: target.model)
+        else { return nil }
+        return try QueryExecutor.indexSeekKeys(transaction: core.currentTransaction, table: target.table,
+                                               column: seek.column, constant: seek.constant)
+    }
+
     /// The keys of the selected objects (or positions of the selected values), in order.
     func keys(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> [Int64] {
+        if let keys = try exactSeekKeys(core: core, target: target, source: source) { return keys }
         let model = target.model
         let executor = executor(core: core, target: target, source: source)
         let candidates = try source.candidateKeys(in: core)
@@ -147,6 +158,9 @@ struct ResultsQuery {
         guard source.isTable else { return nil }
         if orderingSteps.isEmpty {
             // Unordered: the first matches in the order the whole selection lists them, found by stopping early.
+            if let keys = try exactSeekKeys(core: core, target: target, source: source) {
+                return Array(keys.prefix(limit))
+            }
             return try executor(core: core, target: target, source: source).matchingKeys(limit: limit)
         }
         guard orderingSteps.count == 1, case .sort(let descriptors) = orderingSteps[0] else {
@@ -170,6 +184,7 @@ struct ResultsQuery {
         guard distinct.isEmpty, source.isTable else {
             return try keys(core: core, target: target, source: source).count
         }
+        if let keys = try exactSeekKeys(core: core, target: target, source: source) { return keys.count }
         return try executor(core: core, target: target, source: source).count()
     }
 }

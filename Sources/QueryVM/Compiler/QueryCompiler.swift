@@ -52,6 +52,19 @@ public enum QueryCompiler {
     }
 }
 
+extension QueryCompiler {
+    /// The column and constant of the exact IndexSeek a table's program for `predicate` would start with: the whole
+    /// predicate is an equality of an indexed property of `table` with a constant of its exact type, so the
+    /// index's answer is the result and no program needs to run (`QueryExecutor.indexSeekKeys`). Nil otherwise.
+    public static func exactIndexSeek(_ predicate: CheckedPredicate, table: columnar_table_id, model: QueryModel)
+        -> (column: columnar_col_id, constant: ScalarValue)?
+    {
+        guard case .comparison = predicate,
+              let seek = Emitter(model: model, table: table).indexSeek(in: predicate), seek.flag else { return nil }
+        return (seek.column, seek.constant)
+    }
+}
+
 private struct Emitter {
     let model: QueryModel
     let table: columnar_table_id

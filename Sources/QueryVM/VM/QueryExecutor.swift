@@ -451,21 +451,28 @@ public final class QueryExecutor {
     // MARK: Index lookups
 
     private func indexCandidates(_ seek: Instruction) throws -> [Int64] {
-        try EngineValue.withValue(seek.constant) { value in
+        try Self.indexSeekKeys(transaction: transaction, table: program.table, column: seek.column,
+                               constant: seek.constant)
+    }
+
+    /// The keys of the objects whose `column` (which has a search index) equals `constant`, ascending, as the
+    /// engine's index finds and verifies them.
+    public static func indexSeekKeys(transaction: OpaquePointer, table: columnar_table_id, column: columnar_col_id,
+                                     constant: ScalarValue) throws -> [Int64] {
+        try EngineValue.withValue(constant) { value in
             // Most values are held by one object or a few: ask with room for 16 on the stack, so the answer is
             // the only array made.
             var total = 0
             let few = try withUnsafeTemporaryAllocation(of: columnar_key.self, capacity: 16) { buffer -> [Int64]? in
-                try check(columnar_index_find_all(transaction, program.table, seek.column, &value,
-                                                  buffer.baseAddress, buffer.count, &total))
+                try check(columnar_index_find_all(transaction, table, column, &value, buffer.baseAddress,
+                                                  buffer.count, &total))
                 return total <= buffer.count ? Array(buffer.prefix(total)) : nil
             }
             if let few { return few }
             var keys = [columnar_key](repeating: 0, count: total)
             while true {
                 var found = 0
-                try check(columnar_index_find_all(transaction, program.table, seek.column, &value, &keys,
-                                                  keys.count, &found))
+                try check(columnar_index_find_all(transaction, table, column, &value, &keys, keys.count, &found))
                 if found <= keys.count { return Array(keys.prefix(found)) }
                 keys = [columnar_key](repeating: 0, count: found)
             }
