@@ -75,6 +75,22 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
         }
     }
 
+    func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws {
+        let realm = try Self.open(path)
+        recorder.startRun()
+        for update in updates {
+            try recorder.measure {
+                try realm.write {
+                    guard let item = realm.object(ofType: Item.self, forPrimaryKey: update.id) else {
+                        throw BenchError.wrongAnswer(engine: name, what: "no object with id \(update.id)")
+                    }
+                    item.someInt = update.value
+                }
+            }
+        }
+        recorder.endRun()
+    }
+
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int) {
         let realm = try Self.open(path)
         var objectCount = 0

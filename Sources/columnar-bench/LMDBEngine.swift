@@ -5,7 +5,8 @@
 // (LMDB's default: the commit syncs the data and then the meta page). An object is its id as the key and its four
 // other properties packed into the value: someInt (8 bytes), ratio (8), flag (1), then the label's bytes.
 //
-// LMDB has no query language, sorting or secondary index, so it runs the insert, read and lookup workloads only.
+// LMDB has no query language, sorting or secondary index, so it runs the insert, read, lookup and single-commit
+// workloads only.
 
 import CLMDB
 import Foundation
@@ -124,6 +125,39 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
         }
         recorder.endRun()
         return sum
+    }
+
+    /// Sets `someInt` of each object in its own durable write transaction: the value read, changed in a copy and
+    /// put back.
+    func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws {
+        let environment = try Environment(path: path, engine: self)
+        defer { environment.close() }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        recorder.startRun()
+        for update in updates {
+            try recorder.measure {
+                let transaction = try environment.begin(readOnly: false)
+                var committed = false
+                defer { if !committed { mdb_txn_abort(transaction) } }
+                var key = UInt64(update.id)
+                try withUnsafeMutableBytes(of: &key) { keyBytes in
+                    var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+                    var value = MDB_val()
+                    try check(mdb_get(transaction, environment.database, &keyValue, &value), "mdb_get")
+                    guard value.mv_size >= Self.labelOffset, value.mv_size <= buffer.count, let data = value.mv_data
+                    else { throw BenchError.wrongAnswer(engine: name, what: "a value of \(value.mv_size) bytes") }
+                    try buffer.withUnsafeMutableBytes { copy in
+                        copy.copyMemory(from: UnsafeRawBufferPointer(start: data, count: value.mv_size))
+                        copy.storeBytes(of: Int64(update.value), toByteOffset: Self.someIntOffset, as: Int64.self)
+                        var changed = MDB_val(mv_size: value.mv_size, mv_data: copy.baseAddress)
+                        try check(mdb_put(transaction, environment.database, &keyValue, &changed, 0), "mdb_put")
+                    }
+                }
+                committed = true
+                try check(mdb_txn_commit(transaction), "mdb_txn_commit")
+            }
+        }
+        recorder.endRun()
     }
 
     private static func someInt(of value: MDB_val) throws -> Int {

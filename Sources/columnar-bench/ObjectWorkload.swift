@@ -18,6 +18,10 @@
 //            first one and only the first 100 (Columnar: `realm.objects(Item.self).sorted(byKeyPath: "someInt")`,
 //            then `value(forKey: "id")`, `.first` or `.prefix(100)`; SQLite: `SELECT id FROM item ORDER BY someInt`,
 //            with `LIMIT 1` or `LIMIT 100`). Each sort is one operation, made afresh (a new Results, a reset statement).
+//   commits: `commitCount` objects, each getting a new `someInt` in its own durable write transaction (Columnar:
+//            `realm.write { realm.object(ofType:forPrimaryKey:)!.someInt = v }`; SQLite: a prepared UPDATE in
+//            autocommit; LMDB: mdb_get, then mdb_put of the changed value, one write transaction each). Last, since
+//            it changes the file.
 // Each read workload sums what it read and the sum is checked, so a wrong engine fails the run.
 
 /// The object of the object suite: row `rowIndex` of a `DataSet` with primary key `rowIndex` (the `large` value of
@@ -48,6 +52,8 @@ protocol KeyValueBenchmarkEngine: EngineIdentity {
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int)
     /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
+    /// Sets `someInt` of object `update.id` to `update.value`, each update in its own durable write transaction.
+    func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws
 }
 
 /// What the runner needs of an engine for the whole object suite: the key-value workloads and sorting.
@@ -150,7 +156,29 @@ extension WorkloadRunner {
                 })
             }
         }
-        for engine in objectEngines where !keepFiles { removeFiles(of: engine, at: databasePath(engine, "objects")) }
+        // Single durable commits, last because they change the file: each sets one object's someInt, distinct
+        // objects in a seeded random order. Checked afterwards by reading every value back (not measured).
+        let updates = (0 ..< min(configuration.commitCount, objectCount)).map { (id: order[$0], value: -1 - $0) }
+        let expectedAfterCommits = expectedSum - updates.reduce(0) { $0 + someInts[$1.id] }
+            + updates.reduce(0) { $0 + $1.value }
+        for engine in keyValueWorkloadEngines {
+            let path = databasePath(engine, "objects")
+            results.append(try measure("objects: single durable commits", engine, path, operations: updates.count) {
+                recorder in
+                try engine.singleObjectCommits(path: path, updates: updates, recorder: &recorder)
+                var unmeasured = LatencyRecorder(expectedOperations: objectCount)
+                let (readCount, sum) = try engine.readIntProperty(path: path, recorder: &unmeasured)
+                guard readCount == objectCount, sum == expectedAfterCommits else {
+                    throw BenchError.wrongAnswer(engine: engine.name, what: "after \(updates.count) commits, "
+                        + "\(readCount) objects summing to \(sum), expected \(objectCount) summing to "
+                        + "\(expectedAfterCommits)")
+                }
+            })
+        }
+
+        for engine in keyValueWorkloadEngines where !keepFiles {
+            removeFiles(of: engine, at: databasePath(engine, "objects"))
+        }
         return results
     }
 }

@@ -44,7 +44,8 @@ struct Report: Codable {
         if configuration.suite.includesObjects {
             sizes.append("object API: \(Self.grouped(configuration.objectCount)) objects (insert, read 1 int prop, "
                 + "read it of held objects), "
-                + "\(Self.grouped(configuration.lookupCount)) primary-key lookups")
+                + "\(Self.grouped(configuration.lookupCount)) primary-key lookups, "
+                + "\(Self.grouped(min(configuration.commitCount, configuration.objectCount))) single-object durable commits")
         }
         if configuration.suite.includesQuery {
             sizes.append("queries: \(Self.grouped(configuration.scanObjectCount)) objects (counts, aggregates), "

@@ -88,6 +88,24 @@ extension SQLiteEngine: ObjectBenchmarkEngine {
         return ids
     }
 
+    func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws {
+        let db = try Connection(path: path, create: false)
+        defer { db.close() }
+        // Autocommit: each UPDATE is its own durable transaction.
+        let update = try db.prepare("UPDATE item SET someInt = ? WHERE id = ?")
+        defer { update.finalize() }
+        recorder.startRun()
+        for change in updates {
+            try recorder.measure {
+                try update.reset()
+                try update.bind(1, Int64(change.value))
+                try update.bind(2, Int64(change.id))
+                try update.run()
+            }
+        }
+        recorder.endRun()
+    }
+
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int {
         let db = try Connection(path: path, create: false)
         defer { db.close() }
