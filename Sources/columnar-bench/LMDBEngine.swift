@@ -65,12 +65,8 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
                 }
             }
         }
-        let commitStart = MonotonicClock.nowNanoseconds()
         committed = true
-        try check(mdb_txn_commit(transaction), "mdb_txn_commit")
-        let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
-        recorder.endRun()
-        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
+        try recorder.endRun { try check(mdb_txn_commit(transaction), "mdb_txn_commit") }
     }
 
     /// Reads `someInt` of every object with a cursor, in key order.

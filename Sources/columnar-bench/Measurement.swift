@@ -44,6 +44,15 @@ struct LatencyRecorder {
     mutating func noteDurableCommit(nanoseconds: UInt64) {
         notes.append("durable commit took \(Report.format(Double(nanoseconds) / 1e6, decimals: 1)) ms")
     }
+
+    /// Runs a bulk insert's durable commit, which ends the measured interval, and notes how long it took.
+    mutating func endRun(committingWith commit: () throws -> Void) rethrows {
+        let commitStart = MonotonicClock.nowNanoseconds()
+        try commit()
+        let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
+        endRun()
+        noteDurableCommit(nanoseconds: commitNanoseconds)
+    }
     /// Ends the measured interval of a run.
     mutating func endRun() { runNanoseconds = MonotonicClock.nowNanoseconds() - runStartNanoseconds }
 

@@ -38,11 +38,7 @@ extension SQLiteEngine: ObjectBenchmarkEngine {
                 }
             }
         }
-        let commitStart = MonotonicClock.nowNanoseconds()
-        try db.execute("COMMIT")
-        let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
-        recorder.endRun()
-        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
+        try recorder.endRun { try db.execute("COMMIT") }
     }
 
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int) {

@@ -36,11 +36,7 @@ final class SQLiteEngine: BenchmarkEngine {
             let row = data.row(at: rowIndex)
             try recorder.measure { try insertRow(row, rowIndex: rowIndex, with: insert, db) }
         }
-        let commitStart = MonotonicClock.nowNanoseconds()
-        try db.execute("COMMIT")
-        let commitNanoseconds = MonotonicClock.nowNanoseconds() - commitStart
-        recorder.endRun()
-        recorder.noteDurableCommit(nanoseconds: commitNanoseconds)
+        try recorder.endRun { try db.execute("COMMIT") }
     }
 
     func readBack(path: String, data: DataSet, rowCount: Int, recorder: inout LatencyRecorder) throws -> Int {
