@@ -7,7 +7,8 @@ import PackageDescription
 
 /// The Columnar checkout two levels up. SwiftPM names a package found by path after its folder, which is whatever
 /// the clone is called, so the product below names it the same way.
-let columnarRoot = URL(fileURLWithPath: Context.packageDirectory).deletingLastPathComponent().deletingLastPathComponent()
+let columnarRoot = URL(fileURLWithPath: Context.packageDirectory)
+    .deletingLastPathComponent().deletingLastPathComponent()
 
 let package = Package(
     name: "GRDBPeer",

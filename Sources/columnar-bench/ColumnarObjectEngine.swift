@@ -63,15 +63,15 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
                     + "adding \(objectCount)")
             }
         }
-        commitPathDescription = Self.commitPath(of: path)
-        if let stats = Self.stats(of: path) {
+        let facts = Self.fileFacts(of: path)
+        commitPathDescription = facts.commitPath
+        if let stats = facts.stats {
             // The file grows in preallocated steps: what the objects take is the latest version's nodes.
-            let mebibyte = Double(1 << 20)
+            func mebibytes(_ bytes: UInt64) -> String { Report.format(Double(bytes) / Double(1 << 20), decimals: 1) }
             let live = stats.used_size_bytes - min(stats.free_bytes, stats.used_size_bytes)
-            recorder.notes.append("file \(Report.format(Double(stats.file_size_bytes) / mebibyte, decimals: 1)) MiB, "
-                + "of which the latest version uses \(Report.format(Double(stats.used_size_bytes) / mebibyte, decimals: 1)) "
-                + "MiB (\(Report.format(Double(live) / mebibyte, decimals: 1)) MiB of live nodes, "
-                + "\(Report.format(Double(stats.free_bytes) / mebibyte, decimals: 1)) MiB on the free list)")
+            recorder.notes.append("file \(mebibytes(stats.file_size_bytes)) MiB, of which the latest version uses "
+                + "\(mebibytes(stats.used_size_bytes)) MiB (\(mebibytes(live)) MiB of live nodes, "
+                + "\(mebibytes(stats.free_bytes)) MiB on the free list)")
         }
     }
 
@@ -160,25 +160,16 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
         try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self]))
     }
 
-    /// The file's statistics (sizes, free list), read through the C API once the Realm is closed.
-    private static func stats(of path: String) -> columnar_db_stats? {
+    /// What the Swift API does not expose, read through the C API once the Realm is closed: the commit path the
+    /// engine chose for the file (io_uring or pwrite, and why) and the file's statistics (sizes, free list).
+    private static func fileFacts(of path: String) -> (commitPath: String, stats: columnar_db_stats?) {
         var options = columnar_open_options()
         options.flags = 0
         var db: OpaquePointer?
-        guard columnar_open(path, &options, &db) == COLUMNAR_OK, let db else { return nil }
+        guard columnar_open(path, &options, &db) == COLUMNAR_OK, let db else { return ("unknown", nil) }
         defer { columnar_close(db) }
         var stats = columnar_db_stats()
-        return columnar_db_stats_get(db, &stats) == COLUMNAR_OK ? stats : nil
-    }
-
-    /// The commit path the engine chose for the file (io_uring or pwrite, and why), read through the C API once
-    /// the Realm is closed: the Swift API does not expose it.
-    private static func commitPath(of path: String) -> String {
-        var options = columnar_open_options()
-        options.flags = 0
-        var db: OpaquePointer?
-        guard columnar_open(path, &options, &db) == COLUMNAR_OK, let db else { return "unknown" }
-        defer { columnar_close(db) }
-        return String(cString: columnar_db_commit_path_description(db))
+        return (String(cString: columnar_db_commit_path_description(db)),
+                columnar_db_stats_get(db, &stats) == COLUMNAR_OK ? stats : nil)
     }
 }

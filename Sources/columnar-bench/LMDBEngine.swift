@@ -50,7 +50,8 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
                         buffer.storeBytes(of: Int64(row.someInt), toByteOffset: Self.someIntOffset, as: Int64.self)
                         buffer.storeBytes(of: row.ratio, toByteOffset: Self.ratioOffset, as: Double.self)
                         buffer.storeBytes(of: row.flag ? 1 : 0, toByteOffset: Self.flagOffset, as: UInt8.self)
-                        UnsafeMutableRawBufferPointer(rebasing: buffer[Self.labelOffset ..< Self.labelOffset + label.count])
+                        let labelEnd = Self.labelOffset + label.count
+                        UnsafeMutableRawBufferPointer(rebasing: buffer[Self.labelOffset ..< labelEnd])
                             .copyMemory(from: label)
                     }
                     return Self.labelOffset + label.count
@@ -113,7 +114,9 @@ final class LMDBEngine: KeyValueBenchmarkEngine {
                     var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
                     var value = MDB_val()
                     let rc = mdb_get(transaction, environment.database, &keyValue, &value)
-                    if rc == MDB_NOTFOUND { throw BenchError.wrongAnswer(engine: name, what: "no object with id \(id)") }
+                    if rc == MDB_NOTFOUND {
+                        throw BenchError.wrongAnswer(engine: name, what: "no object with id \(id)")
+                    }
                     try check(rc, "mdb_get")
                     return try Self.someInt(of: value)
                 }

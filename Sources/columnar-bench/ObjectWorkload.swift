@@ -1,6 +1,6 @@
 // ObjectWorkload: the object suite — the workloads an application runs through an object API, on Columnar's
 // Swift API (`Realm`, `Object`, `@Persisted`) and on SQLite's C API, in the same run and on the same data; LMDB
-// (LMDBEngine.swift) runs the key-value-shaped ones (insert, read, lookup) beside them.
+// (LMDBEngine.swift) runs the key-value-shaped ones (insert, read, lookup, commits) beside them.
 //
 // Workloads (sizes: --objects and --lookups):
 //   insert:  `objectCount` objects of five properties (an Int primary key and four more) added in ONE write
@@ -42,8 +42,8 @@ struct ObjectRow {
     }
 }
 
-/// What the runner needs of an engine for the object suite's key-value-shaped workloads (insert, read, lookup),
-/// which a key-value store runs too. As for `BenchmarkEngine`, each method opens the database at `path`, does its
+/// What the runner needs of an engine for the object suite's key-value-shaped workloads (insert, read, lookup,
+/// single-object commits), which a key-value store runs too. As for `BenchmarkEngine`, each method opens the database at `path`, does its
 /// part and closes it again, and times only the measured part through `recorder`.
 protocol KeyValueBenchmarkEngine: EngineIdentity {
     /// Creates the table (not measured), then adds objects 0 ..< objectCount in one durable write transaction.

@@ -112,7 +112,8 @@ extension RealmCore {
         guard let templateID else { return try TypeChecker.check(predicate, table: table, model: model, query: query) }
         if let frozen {
             return try frozen.lock.withLock {
-                try checkedPredicateUnlocked(predicate, templateID: templateID, table: table, model: model, query: query)
+                try checkedPredicateUnlocked(predicate, templateID: templateID, table: table, model: model,
+                                             query: query)
             }
         }
         return try checkedPredicateUnlocked(predicate, templateID: templateID, table: table, model: model, query: query)

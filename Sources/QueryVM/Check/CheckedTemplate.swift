@@ -19,16 +19,15 @@ import CColumnar
 extension TypeChecker {
     /// Checks `predicate` against the model, reusing `template`, the checked form of a predicate parsed from the
     /// same template (`PredicateParser.parseTemplated`) against the same table and model, where it can; otherwise
-    /// (or when `template` is nil) checks it in full. The answer is the one `check(_:table:model:query:)` gives.
-    public static func check(_ predicate: QueryPredicate, reusing template: CheckedPredicate?,
+    /// checks it in full. The answer is the one `check(_:table:model:query:)` gives.
+    public static func check(_ predicate: QueryPredicate, reusing template: CheckedPredicate,
                              table: columnar_table_id, model: QueryModel, query: String? = nil) throws
         -> CheckedPredicate
     {
-        guard let template, let root = model.table(table) else {
-            return try check(predicate, table: table, model: model, query: query)
+        if let root = model.table(table),
+           let reused = Checker(model: model, root: root).reuse(template, for: predicate) {
+            return reused
         }
-        let checker = Checker(model: model, root: root)
-        if let reused = checker.reuse(template, for: predicate) { return reused }
         return try check(predicate, table: table, model: model, query: query)
     }
 }
