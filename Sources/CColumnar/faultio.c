@@ -453,7 +453,7 @@ const columnar_io *columnar_faultio_io(columnar_faultio *faultio) { return &faul
 
 void columnar_faultio_fail_writes_after(columnar_faultio *faultio, uint64_t write_count, int error) {
     pthread_mutex_lock(&faultio->mutex);
-    faultio->failure_armed = write_count != 0;
+    faultio->failure_armed = error != 0;
     faultio->writes_before_failure = write_count;
     faultio->failure_error = error;
     pthread_mutex_unlock(&faultio->mutex);

@@ -302,7 +302,7 @@ int cc_index_find(columnar_txn *txn, uint32_t table, uint32_t column, const void
     cc_rowpos pos;
     bool exists;
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
-    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, false };
+    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, false, { 0 } };
     if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) return rc;
     if (sink.smallest != INT64_MAX) {
         *found = true;
@@ -399,7 +399,7 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
     /* The entry lists every object whose value has this key: the first key, then the further ones. Each is
      * checked against its actual value, so objects whose different values share the key are left out. */
-    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, true };
+    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, true, { 0 } };
     if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) goto done;
     if (sink.count > 1) qsort(sink.keys, sink.count, sizeof *sink.keys, compare_keys);
     /* An object listed twice (a damaged index) is reported once. */

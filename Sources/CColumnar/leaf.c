@@ -196,6 +196,35 @@ static int write_strings(cc_emitter *emitter, const cc_mvec *vec, uint32_t from,
     return cc_emit_ints(emitter, CF_ROLE_VALUES, vec->type, ends, count, values_ref);
 }
 
+/* Whether rows [from, from+count) all hold the value a reader gives a cluster with no leaf for the column
+ * (tree.c's default_cell): null in a nullable single-valued column; otherwise zero bytes (an empty string or
+ * binary by its size alone, an empty collection by its ref). Null cells' bytes are never read. */
+bool cc_leaf_rows_default(const cc_mvec *vec, uint32_t from, uint32_t count) {
+    if (vec->collection != COLUMNAR_COLLECTION_NONE) {
+        for (uint32_t i = 0; i < count; i++) {
+            const cc_collcell *cell = cc_mvec_cell(vec, from + i);
+            if (cell->ref || cell->dirty) return false;
+        }
+        return true;
+    }
+    if (vec->nullable) {
+        for (uint32_t i = 0; i < count; i++)
+            if (!cc_mvec_is_null(vec, from + i)) return false;
+        return true;
+    }
+    bool sized = vec->type == COLUMNAR_TYPE_STRING || vec->type == COLUMNAR_TYPE_BINARY;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *cell = cc_mvec_cell(vec, from + i);
+        if (sized) {
+            if (((const cc_bytes *)cell)->size) return false;
+            continue;
+        }
+        for (uint8_t b = 0; b < vec->cell_bytes; b++)
+            if (cell[b]) return false;
+    }
+    return true;
+}
+
 int cc_leaf_write(cc_emitter *emitter, const cc_mvec *vec, uint32_t from, uint32_t count, uint64_t *out_ref) {
     uint64_t parts[3] = { 0, 0, 0 };
     uint32_t part_count = 2;

@@ -35,6 +35,8 @@ int cc_leaf_open(const columnar_txn *txn, uint64_t ref, uint8_t type, uint8_t co
 int cc_leaf_get(const cc_leaf *leaf, uint32_t index, void *cell, bool *is_null);
 /* Appends elements [from, from+count) of the leaf to `vec`. */
 int cc_leaf_append(const cc_leaf *leaf, uint32_t from, uint32_t count, cc_mvec *vec);
+/* Whether rows [from, from+count) all hold the value a reader gives a cluster that stores no leaf for the column. */
+bool cc_leaf_rows_default(const cc_mvec *vec, uint32_t from, uint32_t count);
 /* Writes rows [from, from+count) of `vec` as a COLUMN node. Collection cells must already be clean (ref). */
 int cc_leaf_write(cc_emitter *emitter, const cc_mvec *vec, uint32_t from, uint32_t count, uint64_t *out_ref);
 /* Schedules the leaf's own nodes (not collections it refers to) to be freed. */

@@ -501,8 +501,12 @@ static int write_leaf(cc_emitter *emitter, cc_tnode *leaf, const cc_table_schema
         uint32_t rows = base + (chunk < extra ? 1 : 0);
         rc = cc_emit_ints(emitter, CF_ROLE_KEYS, 0, (const int64_t *)(leaf->keys + from), rows, &refs[0]);
         for (uint32_t c = 0; c < leaf->column_count && !rc; c++) {
+            /* A column whose rows all hold the default is stored as ref 0 (FileFormat.md, CLUSTER): an index's list
+             * of further keys is empty in almost every row, and its leaf of zero refs was half the index. */
             refs[c + 1] = 0;
-            if (!leaf->columns[c].removed) rc = cc_leaf_write(emitter, &leaf->columns[c], from, rows, &refs[c + 1]);
+            const cc_mvec *vec = &leaf->columns[c];
+            if (!vec->removed && !cc_leaf_rows_default(vec, from, rows))
+                rc = cc_leaf_write(emitter, vec, from, rows, &refs[c + 1]);
         }
         uint64_t ref = 0;
         if (!rc) rc = cc_emit_refs(emitter, CF_ROLE_CLUSTER, 0, refs, 1 + (uint64_t)leaf->column_count, &ref);

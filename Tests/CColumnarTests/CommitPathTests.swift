@@ -149,11 +149,11 @@ final class CommitPathTests: XCTestCase {
         try db.write { try CounterWorkload.createSchema(in: $0) }
         var committed = try CounterWorkload.commitStep(db)
 
-        // Let 1, 2, 3, ... of a commit's writes succeed before the failure, until a commit needs no more writes
-        // than that and succeeds: so the failure lands on every write of a commit in turn, the last one (the
-        // slot) included. 0 would turn the fault off.
+        // Let 0, 1, 2, ... of a commit's writes succeed before the failure, until a commit needs no more writes
+        // than that and succeeds: so the failure lands on every write of a commit in turn, the first one and the
+        // last one (the slot) included.
         var failedPositions = 0
-        for position in 1...64 {
+        for position in 0...64 {
             faultIO.failWrites(after: UInt64(position), error: error)
             let context = "\(errorName(error)) after \(position) writes"
             let txn = try db.beginWrite()

@@ -28,7 +28,7 @@ public final class FaultIO {
     /// columnar_faultio_sync_count.
     public var syncCount: UInt64 { columnar_faultio_sync_count(handle) }
 
-    /// columnar_faultio_fail_writes_after (`writeCount` 0 turns it off).
+    /// columnar_faultio_fail_writes_after (`writeCount` 0: the next write fails; `error` 0 turns it off).
     public func failWrites(after writeCount: UInt64, error: Int32) {
         columnar_faultio_fail_writes_after(handle, writeCount, error)
     }

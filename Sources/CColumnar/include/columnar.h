@@ -1000,8 +1000,8 @@ columnar_faultio *columnar_faultio_create(uint64_t seed);
 void columnar_faultio_destroy(columnar_faultio *faultio);
 /** The columnar_io to pass in columnar_open_options.io. */
 const columnar_io *columnar_faultio_io(columnar_faultio *faultio);
-/** After `write_count` more successful writes (each range of a batch counts), every write fails with `error`
- *  (-EIO, -ENOSPC, ...). 0 disables. */
+/** After `write_count` more successful writes (each range of a batch counts; 0: from the next write on), every
+ *  write fails with `error` (-EIO, -ENOSPC, ...). `error` 0 disables. */
 void columnar_faultio_fail_writes_after(columnar_faultio *faultio, uint64_t write_count, int error);
 /** After `write_count` more writes, the power is cut: that write and everything after it (writes, syncs, growth)
  *  fails with -EIO and is not applied. */
