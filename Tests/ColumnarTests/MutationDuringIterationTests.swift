@@ -132,4 +132,29 @@ final class MutationDuringIterationTests: RealmTestCase {
         XCTAssertEqual(names.sorted(), ["k1", "k2", "k3"])
         XCTAssertEqual(dog.kennels.map(\.name), ["late", "late", "late"])
     }
+
+    /// An iterator is a value: a copy advances on its own, whether it was made before or during iteration, for
+    /// results of objects, results of values and lists.
+    func testCopiesOfAnIteratorAdvanceIndependently() throws {
+        let realm = try openRealm()
+        let person = try makeDogs(realm, 4)
+        func assertIndependent<C: Sequence>(_ collection: C, _ ages: (C.Element) -> Int, _ what: String) {
+            var original = collection.makeIterator()
+            let untouched = original
+            XCTAssertEqual(original.next().map(ages), 0, what)
+            var copy = original
+            XCTAssertEqual(copy.next().map(ages), 1, what)
+            XCTAssertEqual(copy.next().map(ages), 2, what)
+            XCTAssertEqual(original.next().map(ages), 1, "\(what): the original is where it was when copied")
+            XCTAssertEqual(Array(IteratorSequence(untouched)).map(ages), [0, 1, 2, 3], "\(what): a copy made first")
+            XCTAssertEqual(Array(IteratorSequence(copy)).map(ages), [3], what)
+            XCTAssertEqual(Array(IteratorSequence(original)).map(ages), [2, 3], what)
+        }
+        assertIndependent(realm.objects(Dog.self).sorted(byKeyPath: "age"), \.age, "results")
+        let holder = try realm.write {
+            realm.create(CollectionHolder.self, value: ["name": "h", "intList": [3, 1, 0, 2]])
+        }
+        assertIndependent(holder.intList.sorted(ascending: true), { $0 }, "results of values")
+        assertIndependent(person.dogs, \.age, "list")
+    }
 }

@@ -11,6 +11,9 @@ import Foundation
 /// after them, and an object deleted during the loop before its turn is left out (it could only be read as
 /// invalidated).
 public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    // The states are classes: `next()` is called from other modules without being specialized, and an optional
+    // generic struct made it look up the struct's type metadata (a hashed lookup under a lock) on every element.
+    // A reference needs none. Copies stay independent: `next()` copies a state another iterator shares first.
     /// Set when iterating results.
     private var results: ResultsIteration<Element>?
     /// Set when iterating a list, set or linking objects.
@@ -32,7 +35,11 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
     }
 
     public mutating func next() -> Element? {
-        if results != nil { return results!.next() }
+        if results != nil {
+            if !isKnownUniquelyReferenced(&results!) { results = results!.copy() }
+            return results!.next()
+        }
+        if !isKnownUniquelyReferenced(&snapshot!) { snapshot = snapshot!.copy() }
         return snapshot!.next()
     }
 }
@@ -40,7 +47,7 @@ public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
 /// The elements of a list, set or linking objects when iteration began. Objects are kept as their keys and made
 /// as the loop reaches them, so a loop that stops early (`first(where:)`) makes few and a long list does not hold
 /// every object at once.
-struct CollectionSnapshot<Element> {
+final class CollectionSnapshot<Element> {
     private enum Members {
         case elements([Element])
         case objects(keys: [columnar_key], binding: ClassBinding)
@@ -65,7 +72,17 @@ struct CollectionSnapshot<Element> {
         self.changeState = core.changeCounter
     }
 
-    mutating func next() -> Element? {
+    private init(copying other: CollectionSnapshot) {
+        members = other.members
+        core = other.core
+        changeState = other.changeState
+        position = other.position
+    }
+
+    /// A state of its own for an iterator copied from another (RLMIterator.next).
+    func copy() -> CollectionSnapshot { CollectionSnapshot(copying: self) }
+
+    func next() -> Element? {
         switch members {
         case .elements(let elements):
             guard position < elements.count else { return nil }

@@ -228,7 +228,7 @@ extension Results: Encodable where Element: Encodable {
 }
 
 /// The state of iterating results: the keys (or values) present when iteration began.
-struct ResultsIteration<Element: RealmCollectionValue> {
+final class ResultsIteration<Element: RealmCollectionValue> {
     private let results: Results<Element>
     private let keys: [columnar_key]
     private var position = 0
@@ -256,6 +256,18 @@ struct ResultsIteration<Element: RealmCollectionValue> {
         }
     }
 
+    private init(copying other: ResultsIteration) {
+        results = other.results
+        keys = other.keys
+        position = other.position
+        values = other.values
+        changeState = other.changeState
+        exactBinding = other.exactBinding
+    }
+
+    /// A state of its own for an iterator copied from another (RLMIterator.next).
+    func copy() -> ResultsIteration { ResultsIteration(copying: self) }
+
     private func element(key: columnar_key) -> Element {
         guard let exactBinding else { return results.element(key: key) }
         let object = results.core.materialize(exactBinding.schema.objectClass, binding: exactBinding, key: key)
@@ -263,7 +275,7 @@ struct ResultsIteration<Element: RealmCollectionValue> {
         return unsafeBitCast(object, to: Element.self)
     }
 
-    mutating func next() -> Element? {
+    func next() -> Element? {
         if let values {
             guard position < values.count else { return nil }
             position += 1
