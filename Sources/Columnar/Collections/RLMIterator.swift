@@ -11,43 +11,62 @@ import Foundation
 /// after them, and an object deleted during the loop before its turn is left out (it could only be read as
 /// invalidated).
 public struct RLMIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    // The states are classes: `next()` is called from other modules without being specialized, and an optional
+    // The state is a class: `next()` is called from other modules without being specialized, and an optional
     // generic struct made it look up the struct's type metadata (a hashed lookup under a lock) on every element.
-    // A reference needs none. Copies stay independent: `next()` copies a state another iterator shares first.
+    // Copies stay independent: `next()` first copies a state another iterator shares. That check is made on
+    // `owner`, typed as a non-generic class, because checking a generic class looks its metadata up too; the
+    // typed references below are the same object, kept alive by `owner`.
+    private var owner: IterationState
     /// Set when iterating results.
-    private var results: ResultsIteration<Element>?
+    private unowned(unsafe) var results: ResultsIteration<Element>?
     /// Set when iterating a list, set or linking objects.
-    private var snapshot: CollectionSnapshot<Element>?
+    private unowned(unsafe) var snapshot: CollectionSnapshot<Element>?
 
     init(results: Results<Element>) {
-        self.results = ResultsIteration(results)
+        let state = ResultsIteration(results)
+        self.owner = state
+        self.results = state
         self.snapshot = nil
     }
 
-    init(snapshot elements: [Element]) {
+    private init(snapshotState state: CollectionSnapshot<Element>) {
+        self.owner = state
         self.results = nil
-        self.snapshot = CollectionSnapshot(elements: elements)
+        self.snapshot = state
+    }
+
+    init(snapshot elements: [Element]) {
+        self.init(snapshotState: CollectionSnapshot(elements: elements))
     }
 
     init(snapshotKeys keys: [columnar_key], of binding: ClassBinding, core: RealmCore) {
-        self.results = nil
-        self.snapshot = CollectionSnapshot(keys: keys, binding: binding, core: core)
+        self.init(snapshotState: CollectionSnapshot(keys: keys, binding: binding, core: core))
     }
 
     public mutating func next() -> Element? {
-        if results != nil {
-            if !isKnownUniquelyReferenced(&results!) { results = results!.copy() }
-            return results!.next()
+        if !isKnownUniquelyReferenced(&owner) {
+            if let results {
+                let state = results.copy()
+                owner = state
+                self.results = state
+            } else if let snapshot {
+                let state = snapshot.copy()
+                owner = state
+                self.snapshot = state
+            }
         }
-        if !isKnownUniquelyReferenced(&snapshot!) { snapshot = snapshot!.copy() }
-        return snapshot!.next()
+        if let results { return results.next() }
+        return snapshot.unsafelyUnwrapped.next()
     }
 }
+
+/// The state of an iteration, as RLMIterator holds it (see there).
+class IterationState {}
 
 /// The elements of a list, set or linking objects when iteration began. Objects are kept as their keys and made
 /// as the loop reaches them, so a loop that stops early (`first(where:)`) makes few and a long list does not hold
 /// every object at once.
-final class CollectionSnapshot<Element> {
+final class CollectionSnapshot<Element>: IterationState {
     private enum Members {
         case elements([Element])
         case objects(keys: [columnar_key], binding: ClassBinding)

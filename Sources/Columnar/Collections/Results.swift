@@ -228,7 +228,7 @@ extension Results: Encodable where Element: Encodable {
 }
 
 /// The state of iterating results: the keys (or values) present when iteration began.
-final class ResultsIteration<Element: RealmCollectionValue> {
+final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     private let results: Results<Element>
     private let keys: [columnar_key]
     private var position = 0
