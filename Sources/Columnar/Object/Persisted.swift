@@ -238,26 +238,75 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         cell?.isIndexed = indexed
     }
 
-    // Making a cell and copying its value into a new row run for every property of every object added. Unspecialized
-    // (the wrapper is generic across the module boundary), each looks up the generic metadata of `PersistedCell<Value>`
-    // or `Value?` at run time; the specializations for the common value types, which the generic entry points
-    // dispatch to, do not.
-    @_specialize(where Value == Int)
-    @_specialize(where Value == Double)
-    @_specialize(where Value == Bool)
-    @_specialize(where Value == String)
+    // Making a cell and setting an unmanaged value run for every property of every object added. Unspecialized (the
+    // wrapper is generic across the module boundary), each needs the generic metadata of `PersistedCell<Value>` or
+    // `Value?`, a hashed lookup at run time. The common value types are told apart first by comparing metatypes,
+    // which needs no metadata, and handled by concrete code; `@_specialize` alone did not avoid it, because the
+    // generic entry point looked up `Value?`'s metadata before its dispatch. (Copying the value into a new row,
+    // PersistedCell.copyUnmanagedValue, dispatches before any lookup.)
     @inline(never)
     private static func pendingCell(in state: ThreadLocalState) -> PersistedCell<Value> {
+        if Value.self == Int.self { return Self.common(PersistedCell<Int>(value: nil, pendingIn: state)) }
+        if Value.self == String.self { return Self.common(PersistedCell<String>(value: nil, pendingIn: state)) }
+        if Value.self == Double.self { return Self.common(PersistedCell<Double>(value: nil, pendingIn: state)) }
+        if Value.self == Bool.self { return Self.common(PersistedCell<Bool>(value: nil, pendingIn: state)) }
+        return genericPendingCell(in: state)
+    }
+
+    @inline(never)
+    private static func pendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
+        if Value.self == Int.self {
+            return Self.common(PersistedCell<Int>(value: unsafeBitCast(value, to: Int.self), pendingIn: state))
+        }
+        if Value.self == String.self {
+            return Self.common(PersistedCell<String>(value: unsafeBitCast(value, to: String.self), pendingIn: state))
+        }
+        if Value.self == Double.self {
+            return Self.common(PersistedCell<Double>(value: unsafeBitCast(value, to: Double.self), pendingIn: state))
+        }
+        if Value.self == Bool.self {
+            return Self.common(PersistedCell<Bool>(value: unsafeBitCast(value, to: Bool.self), pendingIn: state))
+        }
+        return genericPendingCell(holding: value, in: state)
+    }
+
+    /// Sets an unmanaged object's value.
+    @inline(never)
+    static func setUnmanaged(_ newValue: Value, in cell: PersistedCell<Value>) {
+        if Value.self == Int.self {
+            unsafeDowncast(cell, to: PersistedCell<Int>.self).value = unsafeBitCast(newValue, to: Int.self)
+        } else if Value.self == String.self {
+            unsafeDowncast(cell, to: PersistedCell<String>.self).value = unsafeBitCast(newValue, to: String.self)
+        } else if Value.self == Double.self {
+            unsafeDowncast(cell, to: PersistedCell<Double>.self).value = unsafeBitCast(newValue, to: Double.self)
+        } else if Value.self == Bool.self {
+            unsafeDowncast(cell, to: PersistedCell<Bool>.self).value = unsafeBitCast(newValue, to: Bool.self)
+        } else {
+            genericSetUnmanaged(newValue, in: cell)
+        }
+    }
+
+    // The other value types, out of line: the metadata lookups they need would otherwise be hoisted to the start
+    // of the functions above and paid by every type.
+    @inline(never)
+    private static func genericPendingCell(in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: nil, pendingIn: state)
     }
 
-    @_specialize(where Value == Int)
-    @_specialize(where Value == Double)
-    @_specialize(where Value == Bool)
-    @_specialize(where Value == String)
     @inline(never)
-    private static func pendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
+    private static func genericPendingCell(holding value: Value, in state: ThreadLocalState) -> PersistedCell<Value> {
         PersistedCell(value: value, pendingIn: state)
+    }
+
+    @inline(never)
+    private static func genericSetUnmanaged(_ newValue: Value, in cell: PersistedCell<Value>) {
+        cell.value = newValue
+    }
+
+    /// A cell of a common value type as the cell of `Value`, which the caller checked is that type.
+    @inline(__always)
+    private static func common<Common>(_ cell: PersistedCell<Common>) -> PersistedCell<Value> {
+        unsafeDowncast(cell, to: PersistedCell<Value>.self)
     }
 
     // The subscript is inlinable so that, specialized in the module that declares the property, reading the wrapper
@@ -324,10 +373,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         guard let cell = wrapper.cell else {
             return _cellFreeSet(newValue, index: wrapper.cellFreeIndex, of: object)
         }
-        guard object._location != nil else {
-            cell.value = newValue
-            return
-        }
+        guard object._location != nil else { return setUnmanaged(newValue, in: cell) }
         object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
     }
 
