@@ -52,7 +52,7 @@ open class ObjectBase: CustomStringConvertible {
         }
         let state = ThreadLocalState.current
         guard state.discoveryDepth == 0 else { return }
-        let info = SchemaDiscovery.info(for: type(of: self))
+        let info = state.classInfo(for: type(of: self))
         let count = info.schema.properties.count
         guard state.pendingCells.count >= count else { return }
         let cells = Array(state.pendingCells.suffix(count))

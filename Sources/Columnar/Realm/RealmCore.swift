@@ -110,6 +110,9 @@ final class RealmCore {
     /// model, resolved key paths) is valid while it stays the same. (A count of bindings would not do: a cancelled
     /// write drops them, and binding the same number of classes again can give other tables and columns.)
     private(set) var bindingGeneration: UInt64 = 0
+    /// The binding bindingUnlocked(for:) found last, for the binding generation it was found in: adding or reading
+    /// objects of one class in a row then skips hashing the class.
+    private var lastBinding: (bindingGeneration: UInt64, type: ObjectIdentifier, binding: ClassBinding)?
     /// The query model of the bindings, and the binding generation it describes (see RealmCore+QueryModel.swift).
     var queryModelCache: (bindingGeneration: UInt64, model: QueryModel)?
     /// Key paths of aggregates resolved against that model, by table, text and use (RealmCore+QueryModel.swift).
@@ -384,7 +387,12 @@ final class RealmCore {
     }
 
     private func bindingUnlocked(for type: ObjectBase.Type) throws -> ClassBinding? {
-        if let known = bindings[ObjectIdentifier(type)] { return known }
+        let id = ObjectIdentifier(type)
+        if let last = lastBinding, last.type == id, last.bindingGeneration == bindingGeneration { return last.binding }
+        if let known = bindings[id] {
+            lastBinding = (bindingGeneration, id, known)
+            return known
+        }
         requireManagedClass(type)
         // Every class reachable through links, so that link columns can name their target tables.
         var pending: [ObjectBase.Type] = [type]
