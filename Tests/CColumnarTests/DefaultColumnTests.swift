@@ -169,19 +169,21 @@ final class DefaultColumnTests: DatabaseTestCase {
     /// Six columns of defaults cost a table of 4,096 rows little more than their refs in each cluster; the same
     /// columns holding values cost far more.
     func testColumnsOfDefaultsTakeNoLeaves() throws {
-        func usedBytes(fillingColumns: Bool, name: String) throws -> UInt64 {
-            let path = directory.file("\(name).columnar")
+        enum Content { case keyOnly, defaults, values }
+        /// The bytes one commit of a 4,096-row table adds to a new file.
+        func usedBytes(_ content: Content) throws -> UInt64 {
+            let path = directory.file("\(content).columnar")
             let database = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: 256)
             defer { database.close() }
             let before = try database.stats().used_size_bytes
             try database.write { txn in
                 let table = try txn.addTable("Item")
                 let key = try txn.addColumn(table, "key", COLUMNAR_TYPE_INT)
-                let columns = try addColumns(table, txn)
+                let columns = content == .keyOnly ? nil : try addColumns(table, txn)
                 for row in 0..<4096 {
                     let object = try txn.createObject(table)
                     try txn.set(table, object, key, .int(Int64(row)))
-                    guard fillingColumns else { continue }
+                    guard content == .values, let columns else { continue }
                     try txn.set(table, object, columns.count, .int(1))
                     try txn.set(table, object, columns.flag, .bool(true))
                     try txn.set(table, object, columns.ratio, .double(1))
@@ -192,27 +194,16 @@ final class DefaultColumnTests: DatabaseTestCase {
             }
             return try database.stats().used_size_bytes - before
         }
-        let withDefaults = try usedBytes(fillingColumns: false, name: "defaults")
-        let withValues = try usedBytes(fillingColumns: true, name: "values")
+        let keyOnly = try usedBytes(.keyOnly)
+        let withDefaults = try usedBytes(.defaults)
+        let withValues = try usedBytes(.values)
         let clusters: UInt64 = 4096 / 256
         // Each cluster's CLUSTER node holds one 8-byte ref per column; a leaf is at least a COLUMN node and a
-        // VALUES node, 32 bytes or more each.
-        let unfilledColumns: UInt64 = 6   // the list stays empty in both
-        XCTAssertLessThan(withDefaults + clusters * unfilledColumns * 48, withValues,
+        // VALUES node, 32 bytes or more each. The list column stays empty in every table.
+        let filledColumns: UInt64 = 6
+        XCTAssertLessThan(withDefaults + clusters * filledColumns * 48, withValues,
                           "defaults \(withDefaults) bytes, values \(withValues) bytes")
-        let keyOnly = try {
-            let path = directory.file("key-only.columnar")
-            let database = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: 256)
-            defer { database.close() }
-            let before = try database.stats().used_size_bytes
-            try database.write { txn in
-                let table = try txn.addTable("Item")
-                let key = try txn.addColumn(table, "key", COLUMNAR_TYPE_INT)
-                for row in 0..<4096 { try txn.set(table, try txn.createObject(table), key, .int(Int64(row))) }
-            }
-            return try database.stats().used_size_bytes - before
-        }()
-        XCTAssertLessThanOrEqual(withDefaults, keyOnly + clusters * unfilledColumns * 8 + 4096,
+        XCTAssertLessThanOrEqual(withDefaults, keyOnly + clusters * (filledColumns + 1) * 8 + 4096,
                                  "defaults \(withDefaults) bytes against \(keyOnly) without the columns")
     }
 }
