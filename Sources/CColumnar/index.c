@@ -899,8 +899,9 @@ static int ordered_entries_of_cluster(const index_walk *w, cluster_ints *firsts,
     return 0;
 }
 
-/* The same for a committed cluster whose first-key and count columns are packed ints without nulls: the index
- * keys and both columns are decoded a block of rows at a time, and a row that lists one object (almost every row)
+/* The same for a committed cluster whose first-key column is packed ints without nulls, and whose count column is
+ * too or is absent (every count 0: a cluster of rows that each list one object stores no leaf for it): the index
+ * keys and the columns are decoded a block of rows at a time, and a row that lists one object (almost every row)
  * costs a test of its count and two stores. */
 static int ordered_entries_of_packed_cluster(const index_walk *w, const cluster_ints *firsts,
                                              const cluster_ints *counts, entry_sink *sink) {
@@ -910,7 +911,8 @@ static int ordered_entries_of_packed_cluster(const index_walk *w, const cluster_
         uint32_t rows = w->to - at < CC_BLOCK_ROWS ? w->to - at : CC_BLOCK_ROWS;
         cc_unpack_ints(keys->payload, keys->width, at, rows, index_keys);
         cc_unpack_ints(firsts->leaf.values.payload, firsts->leaf.values.width, at, rows, first_keys);
-        cc_unpack_ints(counts->leaf.values.payload, counts->leaf.values.width, at, rows, further);
+        if (counts->absent) memset(further, 0, rows * sizeof further[0]);
+        else cc_unpack_ints(counts->leaf.values.payload, counts->leaf.values.width, at, rows, further);
         for (uint32_t i = 0; i < rows; i++) {
             sink->index_key = index_keys[i];
             if (further[i] == 0) {
@@ -944,7 +946,9 @@ int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, c
     while (!(rc = index_walk_next(&w, &more)) && more) {
         cluster_ints firsts, counts;
         if ((rc = cluster_ints_open(&w, 0, &firsts)) || (rc = cluster_ints_open(&w, 2, &counts))) return rc;
-        if (firsts.packed && counts.packed) rc = ordered_entries_of_packed_cluster(&w, &firsts, &counts, &sink);
+        bool committed = !w.cluster.leaf;
+        if (committed && firsts.packed && (counts.packed || counts.absent))
+            rc = ordered_entries_of_packed_cluster(&w, &firsts, &counts, &sink);
         else rc = ordered_entries_of_cluster(&w, &firsts, &counts, &sink);
         if (rc) return rc;
     }
