@@ -315,10 +315,19 @@ static void decode_run(const cc_leaf *leaf, uint8_t type, uint64_t from, uint64_
     }
 }
 
+/* The same for a cluster that stores no leaf for the column: every row holds the default, 0 or (in a nullable
+ * column) null. */
+static void default_run(bool nullable, uint64_t rows, int64_t first_key, span_tables *tables) {
+    uint64_t at = (uint64_t)(first_key - tables->low);
+    memset((int64_t *)tables->values + at, 0, rows * sizeof(int64_t));
+    memset(tables->state + at, nullable ? SPAN_NULL : SPAN_VALUE, rows);
+}
+
 /* Reads the rows of one cluster whose keys lie in the span. Every key is checked against the span before it
  * indexes a table, so a cluster whose keys are out of order (a damaged file) cannot write outside them. */
 static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *cluster, span_tables *tables) {
     uint64_t rows = cluster->leaf ? cluster->leaf->count : cluster->keys.count;
+    bool nullable = (job->col->flags & CF_COL_FLAG_NULLABLE) != 0;
     cc_leaf committed = { .values.ref = 0 };   /* stays "no leaf" for a private cluster */
     uint64_t from = 0;
     if (!cluster->leaf) {
@@ -330,16 +339,16 @@ static int read_cluster_into_span(const gather_job *job, const cc_cluster_pos *c
          * decoded as one block. */
         uint64_t to = cc_node_int_at(keys, rows - 1) <= tables->high ? rows
                       : cc_packed_lower_bound(keys, tables->high + 1);   /* high < the last key <= INT64_MAX */
-        if (job->integers_only && committed.values.ref && to > from) {
+        if (job->integers_only && to > from) {
             int64_t first_key = cc_node_int_at(keys, from), last_key = cc_node_int_at(keys, to - 1);
             if (first_key >= tables->low && last_key <= tables->high && last_key >= first_key &&
                 (uint64_t)(last_key - first_key) == to - from - 1) {
-                decode_run(&committed, job->col->type, from, to - from, first_key, tables);
+                if (committed.values.ref) decode_run(&committed, job->col->type, from, to - from, first_key, tables);
+                else default_run(nullable, to - from, first_key, tables);
                 return 0;
             }
         }
     }
-    bool nullable = (job->col->flags & CF_COL_FLAG_NULLABLE) != 0;
     for (uint64_t row = from; row < rows; row++) {
         int64_t key = cluster->leaf ? (int64_t)cluster->leaf->keys[row] : cc_node_int_at(&cluster->keys, row);
         if (key > tables->high) break;

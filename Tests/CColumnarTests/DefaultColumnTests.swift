@@ -17,8 +17,10 @@ final class DefaultColumnTests: DatabaseTestCase {
     /// The columns, each with its default and a generator of other values.
     private struct Columns {
         var count: ColumnID = 0, flag: ColumnID = 0, ratio: ColumnID = 0, label: ColumnID = 0
-        var maybeLabel: ColumnID = 0, when: ColumnID = 0, numbers: ColumnID = 0
-        var singles: [ColumnID] { [count, flag, ratio, label, maybeLabel, when] }
+        var maybeLabel: ColumnID = 0, when: ColumnID = 0, maybeCount: ColumnID = 0, numbers: ColumnID = 0
+        var singles: [ColumnID] { [count, flag, ratio, label, maybeLabel, when, maybeCount] }
+        /// The columns the engine reads in the integer form (columnar_obj_get_many_int).
+        var integers: [ColumnID] { [count, flag, maybeCount] }
     }
 
     private func addColumns(_ table: TableID, _ txn: Transaction) throws -> Columns {
@@ -29,6 +31,7 @@ final class DefaultColumnTests: DatabaseTestCase {
         columns.label = try txn.addColumn(table, "label", COLUMNAR_TYPE_STRING)
         columns.maybeLabel = try txn.addColumn(table, "maybeLabel", COLUMNAR_TYPE_STRING, nullable: true)
         columns.when = try txn.addColumn(table, "when", COLUMNAR_TYPE_TIMESTAMP, nullable: true)
+        columns.maybeCount = try txn.addColumn(table, "maybeCount", COLUMNAR_TYPE_INT, nullable: true)
         columns.numbers = try txn.addColumn(table, "numbers", COLUMNAR_TYPE_INT, collection: COLUMNAR_COLLECTION_LIST)
         return columns
     }
@@ -39,7 +42,7 @@ final class DefaultColumnTests: DatabaseTestCase {
         case columns.flag: return .bool(false)
         case columns.ratio: return .double(0)
         case columns.label: return .string("")
-        default: return .null   // maybeLabel, when
+        default: return .null   // maybeLabel, when, maybeCount
         }
     }
 
@@ -53,6 +56,7 @@ final class DefaultColumnTests: DatabaseTestCase {
         case columns.ratio: return tricky ? .double(-0.0) : .double(Double(random.next() % 1000) + 0.5)
         case columns.label: return .string("label \(random.next() % 1000)")
         case columns.maybeLabel: return tricky ? .string("") : .string("maybe \(random.next() % 1000)")
+        case columns.maybeCount: return tricky ? .int(0) : .int(Int64(random.next() % 1000) + 1)
         default: return tricky ? .timestamp(seconds: 0, nanoseconds: 0)
                                : .timestamp(seconds: Int64(random.next() % 100_000), nanoseconds: 5)
         }
@@ -63,8 +67,9 @@ final class DefaultColumnTests: DatabaseTestCase {
         var numbers: [Int64]
     }
 
-    /// Every row read back equal to the model: one value at a time, the list's elements, and the int, bool and
-    /// timestamp columns through the scan kernels' decoding of each cluster's view.
+    /// Every row read back equal to the model: one value at a time, the list's elements, the int and bool columns
+    /// read for every object at once (the gather's integer form), and through the scan kernels' decoding of each
+    /// cluster's view.
     private func assertMatches(_ model: [ObjectKey: Row], table: TableID, columns: Columns, _ context: String,
                                file: StaticString = #filePath, line: UInt = #line) throws {
         try db.read { txn in
@@ -83,6 +88,18 @@ final class DefaultColumnTests: DatabaseTestCase {
                 }
                 XCTAssertEqual(try txn.elements(table, key, columns.numbers), row.numbers.map { .int($0) },
                                "\(context): \(key).numbers", file: file, line: line)
+            }
+            let keys = model.keys.sorted()
+            for column in columns.integers {
+                let expected = keys.map { key -> Int64? in
+                    switch model[key]!.singles[column]! {
+                    case .int(let number): return number
+                    case .bool(let flag): return flag ? 1 : 0
+                    default: return nil
+                    }
+                }
+                XCTAssertEqual(try txn.getManyInt(table, keys, column), expected, "\(context): gathered .\(column)",
+                               file: file, line: line)
             }
             var defaultViews = 0
             try txn.forEachScannedCluster(table) { scan, cluster, keys in
@@ -199,11 +216,11 @@ final class DefaultColumnTests: DatabaseTestCase {
         let withValues = try usedBytes(.values)
         let clusters: UInt64 = 4096 / 256
         // Each cluster's CLUSTER node holds one 8-byte ref per column; a leaf is at least a COLUMN node and a
-        // VALUES node, 32 bytes or more each. The list column stays empty in every table.
-        let filledColumns: UInt64 = 6
+        // VALUES node, 32 bytes or more each. Of the eight columns added, six are filled in the third table.
+        let addedColumns: UInt64 = 8, filledColumns: UInt64 = 6
         XCTAssertLessThan(withDefaults + clusters * filledColumns * 48, withValues,
                           "defaults \(withDefaults) bytes, values \(withValues) bytes")
-        XCTAssertLessThanOrEqual(withDefaults, keyOnly + clusters * (filledColumns + 1) * 8 + 4096,
+        XCTAssertLessThanOrEqual(withDefaults, keyOnly + clusters * addedColumns * 8 + 4096,
                                  "defaults \(withDefaults) bytes against \(keyOnly) without the columns")
     }
 }
