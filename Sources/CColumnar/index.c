@@ -946,8 +946,8 @@ int columnar_index_ordered_entries(columnar_txn *txn, columnar_table_id table, c
     while (!(rc = index_walk_next(&w, &more)) && more) {
         cluster_ints firsts, counts;
         if ((rc = cluster_ints_open(&w, 0, &firsts)) || (rc = cluster_ints_open(&w, 2, &counts))) return rc;
-        bool committed = !w.cluster.leaf;
-        if (committed && firsts.packed && (counts.packed || counts.absent))
+        /* `packed` is set for committed clusters only, whose keys the block path decodes. */
+        if (firsts.packed && (counts.packed || counts.absent))
             rc = ordered_entries_of_packed_cluster(&w, &firsts, &counts, &sink);
         else rc = ordered_entries_of_cluster(&w, &firsts, &counts, &sink);
         if (rc) return rc;

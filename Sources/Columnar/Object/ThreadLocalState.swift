@@ -21,17 +21,15 @@ final class ThreadLocalState {
     /// This thread's transactions at frozen versions (Concurrency/FrozenVersion.swift).
     var frozenTransactions: [ObjectIdentifier: FrozenThreadEntry] = [:]
     /// The class whose info this thread asked for last, and that info (see classInfo(for:)).
-    private var lastInfoType: ObjectIdentifier?
-    private var lastInfo: ClassInfo?
+    private var lastInfo: (type: ObjectIdentifier, info: ClassInfo)?
 
     /// SchemaDiscovery.info(for:), remembering the last answer: objects of one class are usually made in a row,
     /// and the shared table is behind a lock. A class's info never changes once discovered.
     func classInfo(for type: ObjectBase.Type) -> ClassInfo {
         let id = ObjectIdentifier(type)
-        if id == lastInfoType, let lastInfo { return lastInfo }
+        if let lastInfo, lastInfo.type == id { return lastInfo.info }
         let info = SchemaDiscovery.info(for: type)
-        lastInfoType = id
-        lastInfo = info
+        lastInfo = (id, info)
         return info
     }
 
