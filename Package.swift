@@ -23,7 +23,7 @@ let package = Package(
                 .define("_GNU_SOURCE"),
                 .unsafeFlags(["-Wall", "-Wextra", "-Wno-unused-parameter", "-fno-strict-aliasing"]),
             ],
-            linkerSettings: [.linkedLibrary("uring"), .linkedLibrary("pthread")]
+            linkerSettings: [.linkedLibrary("uring"), .linkedLibrary("pthread"), .linkedLibrary("crypto")]
         ),
         // The system SQLite, for side-by-side benchmarks and differential tests.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

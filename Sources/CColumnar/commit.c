@@ -227,8 +227,9 @@ static int zero_fill(const columnar_io *io, int fd, uint64_t from, uint64_t to) 
  * a metadata sync each time) and writing zeros over the slack past [from, needed) once. Returns the new size in
  * *out_size. `known` is a size the file is known to have (0: unknown); it is asked for only when `needed` is
  * beyond it, and updated. */
-static int grow_file(const columnar_io *io, int fd, const char *path, uint64_t reserved_bytes, uint64_t needed,
+static int grow_file(const columnar_io *io, int fd, const char *path, const cc_map *map, uint64_t needed,
                      _Atomic uint64_t *known, uint64_t *out_size) {
+    uint64_t reserved_bytes = map->reserved_bytes;
     uint64_t known_size = atomic_load_explicit(known, memory_order_relaxed);
     if (needed <= known_size) {
         *out_size = known_size;
@@ -236,7 +237,7 @@ static int grow_file(const columnar_io *io, int fd, const char *path, uint64_t r
     }
     struct stat st;
     if (fstat(fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat %s", path);
-    uint64_t size = (uint64_t)st.st_size;
+    uint64_t size = cc_map_logical_bytes(map, (uint64_t)st.st_size);
     if (needed <= size) {
         atomic_store_explicit(known, size, memory_order_relaxed);
         *out_size = size;
@@ -604,7 +605,7 @@ done:
 
 /* Makes the file large enough for the image and readable through the mapping, before anything is written. */
 int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t *out_file_size) {
-    return grow_file(db->io, fd, db->path, db->map.reserved_bytes, image->used_size, &db->known_file_bytes,
+    return grow_file(db->io, fd, db->path, &db->map, image->used_size, &db->known_file_bytes,
                      out_file_size);
 }
 
@@ -652,6 +653,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
         goto failed_io;
     }
     cc_io_step(db->io, COLUMNAR_STEP_SLOT_WRITTEN);
+    cc_map_note_written(&db->map, image.version);
     cc_write_log_note_commit(txn, image.version);
     cc_version_state state = { image.version, image.top_ref, image.used_size, file_size, image.base_version };
     cc_lock_record_version(db->lock, &state);

@@ -39,14 +39,16 @@ int cc_image_make_room(columnar_db *db, int fd, const cc_image *image, uint64_t 
 int cc_commit(columnar_txn *txn, cc_written *out);
 
 /* Writes a new database's identity and version 1 into the empty file `fd`, grows it to its first megabyte and
- * syncs it; the file id chosen goes to `file_id`. */
+ * syncs it; the file id chosen goes to `file_id`. With `key` (COLUMNAR_ENCRYPTION_KEY_BYTES, else NULL) the file
+ * is an encrypted one. */
 int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint32_t cluster_size,
-                           uint8_t file_id[CF_FILE_ID_BYTES]);
+                           const uint8_t *key, uint8_t file_id[CF_FILE_ID_BYTES]);
 /* Creates the database file `path` atomically (create.c). Returns 0, -EEXIST when another process created it
  * first (open that one), or the error. */
-int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_size);
+int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_size, const uint8_t *key);
 /* Replaces the empty file open as `empty_fd` at `path` with a new database, unless another opener did so first.
  * Either way the caller then opens `path` again. */
-int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io, uint32_t cluster_size);
+int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io, uint32_t cluster_size,
+                          const uint8_t *key);
 
 #endif /* COLUMNAR_COMMIT_H */

@@ -301,7 +301,8 @@ int columnar_compact(const char *path, const columnar_open_options *options, col
 
     /* Read without the lock file (which this holds); the version is the one the next opener's recovery picks. */
     columnar_open_options read_options = { .flags = COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK |
-                                                    (options ? options->flags & COLUMNAR_OPEN_NO_IO_URING : 0) };
+                                                    (options ? options->flags & COLUMNAR_OPEN_NO_IO_URING : 0),
+                                           .encryption_key = options ? options->encryption_key : NULL };
     if ((rc = columnar_open(real, &read_options, &db))) goto done;
     columnar_db_stats stats;
     if ((rc = columnar_db_stats_get(db, &stats))) goto done;

@@ -10,6 +10,7 @@
  * that concurrent openers wait, then reopen the new file.
  */
 #include "commit.h"
+#include "mirror.h"
 
 #include "header.h"
 
@@ -37,8 +38,20 @@ static void random_bytes(uint8_t *out, size_t size) {
 }
 
 int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint32_t cluster_size,
-                           uint8_t file_id[CF_FILE_ID_BYTES]) {
+                           const uint8_t *key, uint8_t file_id[CF_FILE_ID_BYTES]) {
     random_bytes(file_id, CF_FILE_ID_BYTES);
+    /* An encrypted file is written through a mirror of its own (mirror.h), which seals every sector. */
+    cc_mirror *mirror = NULL;
+    uint8_t key_check[CC_CRYPT_KEY_CHECK_BYTES];
+    if (key) {
+        int rc = cc_mirror_create(key, io, &mirror);
+        if (!rc) rc = cc_crypt_key_check(cc_mirror_crypt(mirror), file_id, key_check);
+        if (rc) {
+            cc_mirror_destroy(mirror);
+            return rc;
+        }
+        io = cc_mirror_io(mirror);
+    }
     /* Version 1 goes through the ordinary encoder, on a database handle that exists only to carry the settings
      * it reads. Its nodes are synced before anything names the file, so its record is empty. */
     columnar_db scratch;
@@ -48,8 +61,16 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
     scratch.io = io;
     scratch.cluster_size = cluster_size;
     scratch.map.reserved_bytes = COLUMNAR_MAX_MAP_BYTES;
+    if (mirror) {
+        scratch.map.base = cc_mirror_base(mirror);
+        scratch.map.reserved_bytes = cc_mirror_reserved_bytes(mirror);
+        scratch.map.mirror = mirror;
+    }
     columnar_txn *txn = calloc(1, sizeof *txn);
-    if (!txn) return -ENOMEM;
+    if (!txn) {
+        cc_mirror_destroy(mirror);
+        return -ENOMEM;
+    }
     txn->db = &scratch;
     txn->is_write = true;
     txn->used_size = CF_HEADER_BYTES;
@@ -64,7 +85,8 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
     if (!rc) {
         cf_identity identity;
         cf_slot slot;
-        cc_identity_build(&identity, file_id);
+        if (mirror) cc_identity_build_encrypted(&identity, file_id, key_check);
+        else cc_identity_build(&identity, file_id);
         cc_slot_build(&slot, file_id, image.version, image.top_ref, image.used_size, image.free_bytes, 0,
                       CF_SLOT_NODES_SYNCED);
         columnar_io_write header[2] = { { 0, &identity, sizeof identity },
@@ -83,6 +105,7 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
     cc_rangevec_free(&txn->to_free);
     cc_rangevec_free(&txn->free_list);
     free(txn);
+    cc_mirror_destroy(mirror);
     return rc;
 }
 
@@ -128,7 +151,7 @@ static int open_named_temporary(const char *path, char **out_name) {
     return cc_error(-EEXIST, 0, "", "cannot find a free temporary name beside %s", path);
 }
 
-int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_size) {
+int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_size, const uint8_t *key) {
     char *copy = strdup(path);
     if (!copy) return -ENOMEM;
     int fd = open(dirname(copy), O_TMPFILE | O_RDWR | O_CLOEXEC, 0644);
@@ -136,7 +159,7 @@ int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_siz
     char *temporary = NULL;
     if (fd < 0 && (fd = open_named_temporary(path, &temporary)) < 0) return fd;
     uint8_t file_id[CF_FILE_ID_BYTES];
-    int rc = cc_write_first_version(io, fd, path, cluster_size, file_id);
+    int rc = cc_write_first_version(io, fd, path, cluster_size, key, file_id);
     if (rc) goto done;
     cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
     if (!temporary) {
@@ -152,7 +175,7 @@ int cc_create_file(const char *path, const columnar_io *io, uint32_t cluster_siz
                     rc = fd;
                     goto done;
                 }
-                if ((rc = cc_write_first_version(io, fd, path, cluster_size, file_id))) goto done;
+                if ((rc = cc_write_first_version(io, fd, path, cluster_size, key, file_id))) goto done;
                 cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
             }
         }
@@ -174,7 +197,8 @@ done:
     return rc;
 }
 
-int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io, uint32_t cluster_size) {
+int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io, uint32_t cluster_size,
+                          const uint8_t *key) {
     /* Openers of the empty file queue on this lock; each finds the name pointing elsewhere once it is its turn. */
     int rc = cc_lock_data_create(empty_fd, true);
     if (rc) return rc;
@@ -189,7 +213,7 @@ int cc_replace_empty_file(const char *path, int empty_fd, const columnar_io *io,
         goto done;
     }
     uint8_t file_id[CF_FILE_ID_BYTES];
-    if ((rc = cc_write_first_version(io, fd, path, cluster_size, file_id))) goto done;
+    if ((rc = cc_write_first_version(io, fd, path, cluster_size, key, file_id))) goto done;
     cc_io_step(io, COLUMNAR_STEP_CREATE_SYNCED);
     if (rename(temporary, path) != 0) {
         rc = cc_error(-errno, 0, "", "cannot move the new database file into place as %s: %s", path, strerror(errno));

@@ -6,6 +6,7 @@
 #include "commit.h"
 
 #include "header.h"
+#include "mirror.h"
 #include "recovery.h"
 
 #include <errno.h>
@@ -16,6 +17,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <openssl/crypto.h>
 
 /* In-memory databases with the same identifier share one memory file and one lock area within the process. */
 typedef struct cc_memdb {
@@ -46,7 +49,7 @@ static int memdb_acquire(columnar_db *db, const char *identifier) {
         uint8_t file_id[CF_FILE_ID_BYTES];
         if (m->fd < 0) rc = cc_error(-errno, 0, "", "cannot create the in-memory database %s: %s", identifier,
                                      strerror(errno));
-        else if (!(rc = cc_write_first_version(db->io, m->fd, identifier, db->cluster_size, file_id)))
+        else if (!(rc = cc_write_first_version(db->io, m->fd, identifier, db->cluster_size, NULL, file_id)))
             rc = cc_lock_open(NULL, -1, false, &m->lock, &fresh);
         if (rc) {
             if (m->fd >= 0) close(m->fd);
@@ -100,7 +103,8 @@ int cc_db_latest(columnar_db *db, cc_version_state *out) {
 
 static const char *path_description(columnar_db *db) {
     if (db->flags & COLUMNAR_OPEN_IN_MEMORY) return "memory";
-    const cc_real_io *real = cc_io_is_faultio(db->io) ? cc_faultio_real(cc_faultio_from_io(db->io)) : &db->real_io;
+    const cc_real_io *real =
+        cc_io_is_faultio(db->file_io) ? cc_faultio_real(cc_faultio_from_io(db->file_io)) : &db->real_io;
     return real->description;
 }
 
@@ -113,7 +117,7 @@ static int open_data_file(columnar_db *db, const char *path) {
         int fd = open(path, (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC);
         if (fd < 0) {
             if (errno == ENOENT && create) {
-                int rc = cc_create_file(path, db->io, db->cluster_size);
+                int rc = cc_create_file(path, db->io, db->cluster_size, db->encryption_key);
                 if (rc && rc != -EEXIST) return rc;
                 continue;
             }
@@ -130,7 +134,7 @@ static int open_data_file(columnar_db *db, const char *path) {
                 close(fd);
                 return cc_error(COLUMNAR_ENOTDB, 0, "", "%s is empty, not a Columnar database", path);
             }
-            int rc = cc_replace_empty_file(path, fd, db->io, db->cluster_size);
+            int rc = cc_replace_empty_file(path, fd, db->io, db->cluster_size, db->encryption_key);
             close(fd);
             if (rc) return rc;
             continue;
@@ -184,6 +188,51 @@ int columnar_delete_files(const char *path, bool *out_deleted) {
     return rc;
 }
 
+/* Checks that the file's encryption and the caller's key agree and, for an encrypted file, routes reads through a
+ * decrypted image and writes through its sealing layer (mirror.h). Before anything is read past the header. */
+static int attach_encryption(columnar_db *db, const char *path, const cf_identity *identity) {
+    bool encrypted = cc_identity_encrypted(identity);
+    if (!encrypted && !db->encryption_key) return 0;
+    if (!encrypted)
+        return cc_error(COLUMNAR_EKEY, 0, "", "%s is not encrypted, but an encryption key was given", path);
+    if (!db->encryption_key)
+        return cc_error(COLUMNAR_EKEY, 0, "", "%s is encrypted: open it with its encryption key", path);
+    cc_mirror *mirror = NULL;
+    int rc = cc_mirror_create(db->encryption_key, db->file_io, &mirror);
+    uint8_t check[CC_CRYPT_KEY_CHECK_BYTES];
+    if (!rc) rc = cc_crypt_key_check(cc_mirror_crypt(mirror), identity->file_id, check);
+    if (!rc && CRYPTO_memcmp(check, identity->key_check, sizeof check) != 0)
+        rc = cc_error(COLUMNAR_EKEY, offsetof(cf_identity, key_check), "",
+                      "%s is encrypted with another key than the one given", path);
+    if (rc) {
+        cc_mirror_destroy(mirror);
+        return rc;
+    }
+    cc_map_attach_mirror(&db->map, mirror);
+    db->io = cc_mirror_io(mirror);
+    return 0;
+}
+
+/* An encrypted file whose sectors fail authentication below what any slot names was damaged or changed: no crash
+ * leaves such a sector (each is written whole or not at all, and both authenticate; space allocated but never
+ * written reads as zeros and is told apart). Refused at open, rather than opened at an older version as recovery
+ * would for a torn commit. */
+static int refuse_tampered(columnar_db *db, const char *path, const cc_header *header) {
+    uint64_t below = 0;
+    for (uint32_t index = 0; index < CF_SLOT_COUNT; index++) {
+        const cc_slot_view *view = &header->slots[index];
+        if (view->checksum_valid && !view->is_zero && view->slot.used_size > below) below = view->slot.used_size;
+    }
+    if (below > header->file_size) below = header->file_size;
+    int rc = cc_map_ensure(&db->map, db->fd, below);
+    if (rc) return rc;
+    uint64_t sector = 0;
+    if (!cc_mirror_first_tampered(db->map.mirror, below, &sector)) return 0;
+    return CC_CORRUPT(cc_crypt_sector_logical(sector), "%s: encrypted sector %llu (file offset %llu) fails "
+                      "authentication: the file was damaged or changed there", path, (unsigned long long)sector,
+                      (unsigned long long)cc_crypt_sector_physical(sector));
+}
+
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db) {
     static const columnar_open_options defaults = { 0 };
     if (!options) options = &defaults;
@@ -198,6 +247,8 @@ int columnar_open(const char *path, const columnar_open_options *options, column
         return CC_MISUSE("cluster_size %u is above %u", options->cluster_size, COLUMNAR_MAX_CLUSTER_SIZE);
     if (options->durability != COLUMNAR_DURABILITY_FULL && options->durability != COLUMNAR_DURABILITY_UNSAFE)
         return CC_MISUSE("unknown durability %d", (int)options->durability);
+    if (options->encryption_key && (flags & COLUMNAR_OPEN_IN_MEMORY))
+        return CC_MISUSE("an in-memory database cannot be encrypted (it has no file to protect)");
 
     columnar_db *db = calloc(1, sizeof *db);
     if (!db) return -ENOMEM;
@@ -220,6 +271,8 @@ int columnar_open(const char *path, const columnar_open_options *options, column
         cc_real_io_init(&db->real_io, want_uring);
         db->io = &db->real_io.io;
     }
+    db->file_io = db->io;
+    db->encryption_key = options->encryption_key;
     if ((rc = cc_map_init(&db->map))) goto fail;
 
     bool read_only = (flags & COLUMNAR_OPEN_READ_ONLY) != 0;
@@ -232,7 +285,7 @@ reopen:
         if ((rc = open_data_file(db, path))) goto fail;
     }
     db->commit_path = (flags & COLUMNAR_OPEN_IN_MEMORY) ? COLUMNAR_COMMIT_PATH_MEMORY
-                      : (cc_io_is_faultio(db->io) ? cc_faultio_real(cc_faultio_from_io(db->io))->uring_active
+                      : (cc_io_is_faultio(db->file_io) ? cc_faultio_real(cc_faultio_from_io(db->file_io))->uring_active
                                                   : db->real_io.uring_active)
                           ? COLUMNAR_COMMIT_PATH_IO_URING : COLUMNAR_COMMIT_PATH_PWRITE;
     snprintf(db->commit_path_description, sizeof db->commit_path_description, "%s", path_description(db));
@@ -242,6 +295,8 @@ reopen:
     cc_header header;
     if ((rc = cc_header_read(db->fd, path, &header))) goto fail;
     memcpy(db->file_id, header.identity.file_id, CF_FILE_ID_BYTES);
+    if (!(flags & COLUMNAR_OPEN_IN_MEMORY) && (rc = attach_encryption(db, path, &header.identity))) goto fail;
+    if (db->map.mirror && (rc = refuse_tampered(db, path, &header))) goto fail;
 
     if (!(flags & COLUMNAR_OPEN_IN_MEMORY)) {
         bool fresh = false;
@@ -257,6 +312,12 @@ reopen:
                 db->fd = -1;
                 free(lock_path);
                 lock_path = NULL;
+                if (db->map.mirror) {
+                    /* The image was of the deleted file. */
+                    cc_map_destroy(&db->map);
+                    db->io = db->file_io;
+                    if ((rc = cc_map_init(&db->map))) goto fail;
+                }
                 if (++stale_attempts < 8) goto reopen;
                 rc = cc_error(-ESTALE, 0, "", "%s was deleted again and again while it was being opened", path);
             }
@@ -274,12 +335,13 @@ reopen:
     }
     cc_version_state latest;
     if ((rc = cc_db_latest(db, &latest))) goto fail;
-    if ((rc = cc_map_ensure(&db->map, db->fd, latest.used_size))) goto fail;
+    if ((rc = cc_map_refresh(&db->map, db->fd, latest.version, latest.used_size))) goto fail;
     /* Validate the top structures of the latest version now, so a damaged file fails at open. */
     columnar_txn *probe;
     if ((rc = columnar_txn_begin_read(db, &probe))) goto fail;
     columnar_txn_rollback(probe);
     free(lock_path);
+    db->encryption_key = NULL;
     *out_db = db;
     return 0;
 fail:
@@ -295,7 +357,7 @@ void columnar_close(columnar_db *db) {
     else if (db->lock) cc_lock_close(db->lock);
     /* After the lock file: closing the data file drops this handle's alias byte and any OFD lock it held. */
     if (db->fd >= 0) close(db->fd);
-    if (!db->io || db->io == &db->real_io.io) cc_real_io_destroy(&db->real_io);
+    if (!db->file_io || db->file_io == &db->real_io.io) cc_real_io_destroy(&db->real_io);
     cc_schema_release(db->schema_cache);
     pthread_mutex_destroy(&db->schema_cache_mutex);
     free(db->path);

@@ -44,6 +44,7 @@ const char *columnar_strerror(int code) {
     case COLUMNAR_EMAPFULL: return "database larger than the reserved mapping";
     case COLUMNAR_ELOCKFILE: return "lock file damaged or unusable";
     case COLUMNAR_ESTORAGE: return "the storage failed and the file refuses writes until reopened";
+    case COLUMNAR_EKEY: return "the encryption key does not match the file";
     default:
         if (code < 0 && code > -4096) return strerror(-code);
         return "unknown error";

@@ -25,8 +25,16 @@
  *       16    4 sector size in bytes (512): the stride of the slots
  *       20    4 slot count (15)
  *       24   16 file id: random bytes chosen at creation; every slot repeats them
- *       40  468 reserved, zero
+ *       40    4 encryption scheme: 0 none (format version 2); 1 AES-256-CTR + HMAC-SHA256 sectors (version 3)
+ *       44    4 encrypted files: logical bytes per 512-byte sector (480); else 0
+ *       48   32 encrypted files: the key check, HMAC-SHA256(MAC key, "Columnar key check" || file id); else 0
+ *       80  428 reserved, zero
  *      508    4 CRC-32C of bytes 0 .. 507
+ *
+ * ENCRYPTED FILES (format version 3; docs/Encryption.md, crypt.h) hold the same logical content as a version 2
+ * file. The header (bytes 0 .. 8191) is stored as it is; every later logical byte lives in a 512-byte sector
+ * holding a random IV, an authentication tag and 480 bytes of ciphertext. Refs, used sizes and every offset
+ * inside the file's structures are logical offsets.
  *
  * SLOT (one per sector; bytes 0 .. 511 of the sector). A slot names a committed version. There is no selector:
  * on open, the valid slot of the highest version whose commit record verifies wins (docs/CommitPath.md).
@@ -129,6 +137,7 @@
 #define CF_MAGIC "CLMNRDB1"
 #define CF_MAGIC_BYTES 8
 #define CF_FORMAT_VERSION 2u
+#define CF_FORMAT_VERSION_ENCRYPTED 3u   /* version 2's content in encrypted sectors */
 #define CF_SECTOR_BYTES 512u
 #define CF_SLOT_COUNT 15u
 #define CF_HEADER_BYTES (CF_SECTOR_BYTES * (1u + CF_SLOT_COUNT))   /* 8192 */
@@ -149,7 +158,10 @@ typedef struct cf_identity {
     uint32_t sector_bytes;
     uint32_t slot_count;
     uint8_t file_id[CF_FILE_ID_BYTES];
-    uint8_t reserved[468];
+    uint32_t encryption;
+    uint32_t sector_payload_bytes;
+    uint8_t key_check[32];
+    uint8_t reserved[428];
     uint32_t checksum;
 } cf_identity;
 _Static_assert(sizeof(cf_identity) == CF_SECTOR_BYTES, "the identity fills sector 0");
@@ -158,6 +170,8 @@ _Static_assert(offsetof(cf_identity, header_bytes) == 12, "header size at 12");
 _Static_assert(offsetof(cf_identity, sector_bytes) == 16, "sector size at 16");
 _Static_assert(offsetof(cf_identity, slot_count) == 20, "slot count at 20");
 _Static_assert(offsetof(cf_identity, file_id) == 24, "file id at 24");
+_Static_assert(offsetof(cf_identity, encryption) == 40, "encryption scheme at 40");
+_Static_assert(offsetof(cf_identity, key_check) == 48, "key check at 48");
 _Static_assert(offsetof(cf_identity, checksum) == 508, "identity checksum at 508");
 
 /* Slot flags. */

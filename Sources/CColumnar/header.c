@@ -5,6 +5,7 @@
 #include "header.h"
 
 #include "checksum.h"
+#include "crypt.h"
 #include "error.h"
 
 #include <errno.h>
@@ -21,6 +22,16 @@ void cc_identity_build(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_B
     identity->sector_bytes = CF_SECTOR_BYTES;
     identity->slot_count = CF_SLOT_COUNT;
     memcpy(identity->file_id, file_id, CF_FILE_ID_BYTES);
+    identity->checksum = cc_crc32c(0, identity, offsetof(cf_identity, checksum));
+}
+
+void cc_identity_build_encrypted(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_BYTES],
+                                 const uint8_t key_check[32]) {
+    cc_identity_build(identity, file_id);
+    identity->format_version = CF_FORMAT_VERSION_ENCRYPTED;
+    identity->encryption = CC_CRYPT_SCHEME_AES256_CTR_HMAC_SHA256;
+    identity->sector_payload_bytes = CC_CRYPT_PAYLOAD_BYTES;
+    memcpy(identity->key_check, key_check, sizeof identity->key_check);
     identity->checksum = cc_crc32c(0, identity, offsetof(cf_identity, checksum));
 }
 
@@ -45,10 +56,11 @@ int cc_identity_check(const cf_identity *identity, uint64_t present, char *probl
                                                                      : "not a Columnar database (bad magic number)");
         return COLUMNAR_ENOTDB;
     }
-    if (identity->format_version != CF_FORMAT_VERSION) {
+    if (identity->format_version != CF_FORMAT_VERSION && identity->format_version != CF_FORMAT_VERSION_ENCRYPTED) {
         *out_offset = offsetof(cf_identity, format_version);
-        snprintf(problem, problem_size, "format version %u; this library reads version %u only (files of version 1 "
-                 "are not upgraded: recreate them)", identity->format_version, CF_FORMAT_VERSION);
+        snprintf(problem, problem_size, "format version %u; this library reads version %u (plain files) and "
+                 "version %u (encrypted files) only (files of version 1 are not upgraded: recreate them)", identity->format_version,
+                 CF_FORMAT_VERSION, CF_FORMAT_VERSION_ENCRYPTED);
         return COLUMNAR_EFORMAT;
     }
     if (present < CF_HEADER_BYTES) {
@@ -69,6 +81,17 @@ int cc_identity_check(const cf_identity *identity, uint64_t present, char *probl
         snprintf(problem, problem_size, "declares a %u-byte header of %u slots of %u bytes (expected %u, %u, %u)",
                  identity->header_bytes, identity->slot_count, identity->sector_bytes, CF_HEADER_BYTES,
                  CF_SLOT_COUNT, CF_SECTOR_BYTES);
+        return COLUMNAR_ECORRUPT;
+    }
+    bool encrypted = identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
+    if (encrypted ? identity->encryption != CC_CRYPT_SCHEME_AES256_CTR_HMAC_SHA256 ||
+                        identity->sector_payload_bytes != CC_CRYPT_PAYLOAD_BYTES
+                  : identity->encryption != 0 || identity->sector_payload_bytes != 0) {
+        *out_offset = offsetof(cf_identity, encryption);
+        snprintf(problem, problem_size, "format version %u declares encryption scheme %u with %u bytes per sector "
+                 "(expected %u, %u)", identity->format_version, identity->encryption,
+                 identity->sector_payload_bytes, encrypted ? CC_CRYPT_SCHEME_AES256_CTR_HMAC_SHA256 : 0,
+                 encrypted ? CC_CRYPT_PAYLOAD_BYTES : 0);
         return COLUMNAR_ECORRUPT;
     }
     return 0;
@@ -125,6 +148,8 @@ int cc_header_read(int fd, const char *path, cc_header *out) {
     int rc = cc_identity_check(&out->identity, present, problem, sizeof problem, &offset);
     if (rc == COLUMNAR_ECORRUPT) return CC_CORRUPT(offset, "%s %s", path, problem);
     if (rc) return cc_error(rc, offset, "", "%s: %s", path, problem);
+    /* Slots and everything after the header speak of logical offsets: an encrypted file's sectors hold fewer. */
+    if (cc_identity_encrypted(&out->identity)) out->file_size = cc_crypt_logical_size(out->file_size);
     for (uint32_t index = 0; index < CF_SLOT_COUNT; index++)
         cc_slot_decode(bytes + (size_t)CF_SECTOR_BYTES * (1 + index), index, &out->identity, out->file_size,
                        &out->slots[index]);

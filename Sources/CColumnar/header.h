@@ -32,6 +32,13 @@ typedef struct cc_header {
 
 /* Fills a new file's identity sector. */
 void cc_identity_build(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_BYTES]);
+/* The identity of an encrypted file (format version 3), carrying the key check of its key. */
+void cc_identity_build_encrypted(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_BYTES],
+                                 const uint8_t key_check[32]);
+/* Whether the identity is that of an encrypted file. */
+static inline bool cc_identity_encrypted(const cf_identity *identity) {
+    return identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
+}
 /* Fills (and checksums) the slot of `version`. */
 void cc_slot_build(cf_slot *slot, const uint8_t file_id[CF_FILE_ID_BYTES], uint64_t version, uint64_t top_ref,
                    uint64_t used_size, uint64_t free_bytes, uint64_t base_version, uint32_t flags);

@@ -19,6 +19,7 @@
 
 #include "checksum.h"
 #include "header.h"
+#include "mirror.h"
 #include "recovery.h"
 
 #include <errno.h>
@@ -38,8 +39,12 @@
 
 struct columnar_inspector {
     int fd;
-    uint8_t *base;                /* the whole file, mapped read-only; NULL for an empty file */
-    uint64_t file_size;
+    uint8_t *base;                /* the whole file, mapped read-only (an encrypted file: its decrypted image);
+                                     NULL for an empty file */
+    uint64_t file_size;           /* of what `base` shows: an encrypted file's logical size */
+    uint8_t *file_mapping;        /* the file as mapped */
+    uint64_t file_mapping_bytes;
+    cc_mirror *mirror;            /* an encrypted file opened with its key */
     columnar_header_info header;
     int status;
     char status_message[1024];
@@ -91,6 +96,7 @@ static void decode_header(columnar_inspector *insp) {
     memcpy(h->file_id, identity.file_id, sizeof h->file_id);
     h->stored_checksum = identity.checksum;
     h->computed_checksum = cc_crc32c(0, &identity, offsetof(cf_identity, checksum));
+    h->encryption = identity.encryption;
     h->identity_checksum_valid = present >= sizeof identity && h->stored_checksum == h->computed_checksum;
     for (uint64_t at = offsetof(cf_identity, reserved); at < offsetof(cf_identity, checksum); at++)
         if (raw[at]) {
@@ -159,7 +165,33 @@ static void decode_header(columnar_inspector *insp) {
     }
 }
 
+/* Checks the key against an encrypted file's identity and shows the inspector the decrypted image. A file that is
+ * not encrypted, or a key that does not match, fails the open with COLUMNAR_EKEY (the file is not inspected). */
+static int show_decrypted(columnar_inspector *insp, const char *path, const uint8_t *key) {
+    cf_identity identity;
+    memset(&identity, 0, sizeof identity);
+    if (insp->file_size >= sizeof identity) memcpy(&identity, insp->base, sizeof identity);
+    if (!cc_identity_encrypted(&identity))
+        return cc_error(COLUMNAR_EKEY, 0, "", "%s is not an encrypted Columnar file, but a key was given", path);
+    int rc = cc_mirror_create(key, NULL, &insp->mirror);
+    uint8_t check[CC_CRYPT_KEY_CHECK_BYTES];
+    if (!rc) rc = cc_crypt_key_check(cc_mirror_crypt(insp->mirror), identity.file_id, check);
+    if (rc) return rc;
+    if (memcmp(check, identity.key_check, sizeof check) != 0)
+        return cc_error(COLUMNAR_EKEY, offsetof(cf_identity, key_check), "",
+                        "%s is encrypted with another key than the one given", path);
+    uint64_t logical = cc_crypt_logical_size(insp->file_size);
+    if ((rc = cc_mirror_ensure(insp->mirror, insp->fd, logical))) return rc;
+    insp->base = cc_mirror_base(insp->mirror);
+    insp->file_size = logical;
+    return 0;
+}
+
 int columnar_inspector_open(const char *path, columnar_inspector **out_inspector) {
+    return columnar_inspector_open_with_key(path, NULL, out_inspector);
+}
+
+int columnar_inspector_open_with_key(const char *path, const uint8_t *key, columnar_inspector **out_inspector) {
     *out_inspector = NULL;
     if (!path) return CC_MISUSE("columnar_inspector_open needs a path");
     columnar_inspector *insp = calloc(1, sizeof *insp);
@@ -194,8 +226,20 @@ int columnar_inspector_open(const char *path, columnar_inspector **out_inspector
             goto fail;
         }
         insp->base = mapping;
+        insp->file_mapping = mapping;
+        insp->file_mapping_bytes = insp->file_size;
     }
+    if (key && (rc = show_decrypted(insp, path, key))) goto fail;
     decode_header(insp);
+    insp->header.file_size_bytes = insp->file_mapping_bytes;
+    if (insp->header.format_version == CF_FORMAT_VERSION_ENCRYPTED && !insp->mirror && insp->status == 0) {
+        /* Without the key nothing past the header can be read. */
+        insp->status = COLUMNAR_EKEY;
+        insp->status_offset = 0;
+        snprintf(insp->status_message, sizeof insp->status_message,
+                 "the file is encrypted: give its key to inspect what it holds");
+        insp->header.current_slot = -1;
+    }
     if (insp->header.current_slot >= 0) columnar_inspector_select_slot(insp, insp->header.current_slot);
     *out_inspector = insp;
     return 0;
@@ -206,7 +250,8 @@ fail:
 
 void columnar_inspector_close(columnar_inspector *insp) {
     if (!insp) return;
-    if (insp->base) munmap(insp->base, insp->file_size);
+    if (insp->file_mapping) munmap(insp->file_mapping, insp->file_mapping_bytes);
+    cc_mirror_destroy(insp->mirror);
     if (insp->fd >= 0) close(insp->fd);
     if (insp->schema) cc_schema_release(insp->schema);
     free(insp);
@@ -840,6 +885,7 @@ int columnar_inspect_verify(columnar_inspector *insp, columnar_finding_fn on_fin
     db.fd = -1;
     db.flags = COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK;
     db.map.base = insp->base;
+    db.map.mirror = insp->mirror;   /* for the list of sectors that fail authentication; never destroyed here */
     db.map.reserved_bytes = insp->file_size;
     atomic_store(&db.map.mapped_bytes, insp->file_size);
     columnar_txn txn;

@@ -33,6 +33,12 @@ typedef struct cc_map {
     uint64_t reserved_bytes;
     _Atomic uint64_t mapped_bytes; /* bytes of the file mapped so far (a multiple of the page size) */
     pthread_mutex_t grow_mutex;
+    /* Encrypted files: `base` is the mirror's decrypted image instead (mirror.h), and the functions below act on
+     * it. NULL for plain files. */
+    struct cc_mirror *mirror;
+    /* Set once a sector of an encrypted file fails authentication below the used size: from then on every node
+     * read verifies its checksum, so the damage is reported rather than read as data. */
+    _Atomic bool verify_reads;
 } cc_map;
 
 int cc_map_init(cc_map *map);
@@ -40,6 +46,15 @@ void cc_map_destroy(cc_map *map);
 /* Makes at least `size_bytes` of the file (of `fd`) readable through the mapping. Returns 0, -errno or
  * COLUMNAR_EMAPFULL. Never maps past the file's end (that would fault). */
 int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes);
+/* Makes the map hold version `version` (used size `used_size`) for a reader: for a plain file the same as
+ * cc_map_ensure; an encrypted file's image also takes in what other handles committed since (mirror.h). */
+int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size);
+/* This handle wrote `version` through the map's I/O layer (encrypted files: through the mirror). */
+void cc_map_note_written(cc_map *map, uint64_t version);
+/* Reads go through the decrypted image of `mirror` from now on; the map owns it. */
+void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror);
+/* The logical bytes a file of `physical` bytes holds (the same number for a plain file). */
+uint64_t cc_map_logical_bytes(const cc_map *map, uint64_t physical);
 
 /* ---------------------------------------------------------------------------------------------------------- */
 /* Schema                                                                                                       */
@@ -192,7 +207,9 @@ struct columnar_db {
     cc_lock *lock;
     struct cc_memdb *memdb;        /* in-memory databases: the shared registry entry */
     cc_real_io real_io;
-    const columnar_io *io;
+    const columnar_io *io;         /* encrypted files: the mirror's layer, which writes through `file_io` */
+    const columnar_io *file_io;    /* the layer that writes the file itself (real or a test's fault layer) */
+    const uint8_t *encryption_key; /* the caller's key while columnar_open runs (creating needs it), else NULL */
     uint8_t file_id[CF_FILE_ID_BYTES];   /* the identity's file id, which every slot repeats */
     cc_version_state unlocked_state;     /* COLUMNAR_OPEN_NO_LOCK: the version recovery chose (no lock file) */
     columnar_commit_path commit_path;

@@ -6,6 +6,7 @@
  * to a reader stays valid while writers grow the file. Reserving address space commits no memory.
  */
 #include "internal.h"
+#include "mirror.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,12 +32,15 @@ int cc_map_init(cc_map *map) {
 }
 
 void cc_map_destroy(cc_map *map) {
-    if (map->base) munmap(map->base, map->reserved_bytes);
+    if (map->mirror) cc_mirror_destroy(map->mirror);
+    else if (map->base) munmap(map->base, map->reserved_bytes);
+    map->mirror = NULL;
     map->base = NULL;
     pthread_mutex_destroy(&map->grow_mutex);
 }
 
 int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes) {
+    if (map->mirror) return cc_mirror_ensure(map->mirror, fd, size_bytes);
     if (atomic_load_explicit(&map->mapped_bytes, memory_order_acquire) >= size_bytes) return 0;
     pthread_mutex_lock(&map->grow_mutex);
     int rc = 0;
@@ -71,4 +75,25 @@ int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes) {
 done:
     pthread_mutex_unlock(&map->grow_mutex);
     return rc;
+}
+
+int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size) {
+    if (map->mirror) return cc_mirror_refresh(map->mirror, fd, version, used_size);
+    return cc_map_ensure(map, fd, used_size);
+}
+
+void cc_map_note_written(cc_map *map, uint64_t version) {
+    if (map->mirror) cc_mirror_note_version(map->mirror, version);
+}
+
+void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror) {
+    if (map->base && !map->mirror) munmap(map->base, map->reserved_bytes);
+    map->mirror = mirror;
+    map->base = cc_mirror_base(mirror);
+    map->reserved_bytes = cc_mirror_reserved_bytes(mirror);
+    cc_mirror_watch_damage(mirror, &map->verify_reads);
+}
+
+uint64_t cc_map_logical_bytes(const cc_map *map, uint64_t physical) {
+    return map->mirror ? cc_crypt_logical_size(physical) : physical;
 }

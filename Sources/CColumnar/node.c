@@ -74,7 +74,9 @@ int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expe
 
 int cc_node_read(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out) {
     return cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role,
-                        (txn->db->flags & COLUMNAR_OPEN_PARANOID) != 0, out);
+                        (txn->db->flags & COLUMNAR_OPEN_PARANOID) != 0 ||
+                            atomic_load_explicit(&txn->db->map.verify_reads, memory_order_relaxed),
+                        out);
 }
 
 int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,

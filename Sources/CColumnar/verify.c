@@ -19,6 +19,7 @@
 #include "object.h"
 
 #include "checksum.h"
+#include "mirror.h"
 #include "mixed.h"
 
 #include <errno.h>
@@ -1635,6 +1636,26 @@ static void walk_top(verifier *v) {
     if (!v->error) check_links(v);
 }
 
+/* An encrypted file's sectors that failed authentication below the used size (mirror.h). Their bytes were
+ * replaced, so the walk may have found the nodes in them damaged too; this names the cause. */
+static void check_sectors(verifier *v) {
+    cc_mirror *mirror = v->txn->db->map.mirror;
+    if (!mirror) return;
+    uint64_t sectors[16];
+    bool blank[16];
+    size_t count = cc_mirror_damage(mirror, v->used_size, sectors, blank, 16);
+    for (size_t i = 0; i < count && i < 16; i++)
+        report(v, cc_crypt_sector_logical(sectors[i]),
+               "encrypted sector %llu (logical bytes %llu .. %llu, file offset %llu) fails authentication: %s",
+               (unsigned long long)sectors[i], (unsigned long long)cc_crypt_sector_logical(sectors[i]),
+               (unsigned long long)cc_crypt_sector_logical(sectors[i] + 1) - 1,
+               (unsigned long long)cc_crypt_sector_physical(sectors[i]),
+               blank[i] ? "it was never written (all zeros)" : "the file was damaged or changed there");
+    if (count > 16)
+        report(v, cc_crypt_sector_logical(sectors[15]), "%llu more encrypted sectors fail authentication",
+               (unsigned long long)(count - 16));
+}
+
 int columnar_verify(columnar_txn *txn, columnar_finding_fn on_finding, void *context, uint64_t *out_findings) {
     if (out_findings) *out_findings = 0;
     int rc = cc_txn_check(txn);
@@ -1654,6 +1675,7 @@ int columnar_verify(columnar_txn *txn, columnar_finding_fn on_finding, void *con
         v.error = -ENOMEM;
     } else {
         walk_top(&v);
+        if (!v.error) check_sectors(&v);
         if (!v.error) check_slot(&v);
         if (!v.error) check_space(&v);
     }

@@ -100,10 +100,11 @@ public final class TestDatabase: @unchecked Sendable {
     private var db: OpaquePointer?
 
     /// Opens (with `.create`, creates) the database at `path`. `io` is a testing hook (columnar_faultio_io).
+    /// `encryptionKey` (64 bytes) opens or creates an encrypted file.
     public init(path: String, flags: OpenFlags = .create,
                 durability: columnar_durability = COLUMNAR_DURABILITY_FULL,
                 maxVersions: UInt64 = 0, clusterSize: UInt32 = 0,
-                io: UnsafePointer<columnar_io>? = nil) throws {
+                io: UnsafePointer<columnar_io>? = nil, encryptionKey: [UInt8]? = nil) throws {
         self.path = path
         var options = columnar_open_options()
         options.flags = flags.rawValue
@@ -112,7 +113,14 @@ public final class TestDatabase: @unchecked Sendable {
         options.cluster_size = clusterSize
         options.io = io
         var handle: OpaquePointer?
-        try check(columnar_open(path, &options, &handle), "columnar_open \(path)")
+        if let encryptionKey {
+            try encryptionKey.withUnsafeBufferPointer { key in
+                options.encryption_key = key.baseAddress
+                try check(columnar_open(path, &options, &handle), "columnar_open \(path)")
+            }
+        } else {
+            try check(columnar_open(path, &options, &handle), "columnar_open \(path)")
+        }
         db = handle
     }
 
@@ -120,9 +128,10 @@ public final class TestDatabase: @unchecked Sendable {
     public static func open(path: String, flags: OpenFlags = .create,
                             durability: columnar_durability = COLUMNAR_DURABILITY_FULL,
                             maxVersions: UInt64 = 0, clusterSize: UInt32 = 0,
-                            io: UnsafePointer<columnar_io>? = nil) throws -> TestDatabase {
+                            io: UnsafePointer<columnar_io>? = nil,
+                            encryptionKey: [UInt8]? = nil) throws -> TestDatabase {
         try TestDatabase(path: path, flags: flags, durability: durability, maxVersions: maxVersions,
-                         clusterSize: clusterSize, io: io)
+                         clusterSize: clusterSize, io: io, encryptionKey: encryptionKey)
     }
 
     /// columnar_db_sync: every commit so far made durable.
@@ -726,3 +735,6 @@ extension Transaction {
         }
     }
 }
+
+/// A 64-byte key for tests of encrypted files (any fixed bytes do; the worker process uses the same).
+public let testEncryptionKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }

@@ -103,6 +103,9 @@ extern "C" {
 /** The storage failed a write or sync and the file could not be brought back to a known durable state: it
  *  refuses writes until every handle has closed it (caveat 4). */
 #define COLUMNAR_ESTORAGE (-30917)
+/** The file's encryption and the key given do not match: an encrypted file opened without a key or with another
+ *  key, or a plain file opened with a key. Nothing was changed. */
+#define COLUMNAR_EKEY (-30918)
 
 /** Returns a static, human-readable name for any code this library returns (including -errno codes). */
 const char *columnar_strerror(int code);
@@ -258,7 +261,13 @@ typedef struct columnar_open_options {
     uint32_t cluster_size;          /**< 0: default (COLUMNAR_DEFAULT_CLUSTER_SIZE); objects per cluster written,
                                          at most COLUMNAR_MAX_CLUSTER_SIZE */
     const columnar_io *io;          /**< NULL: the real file system. Testing hook, see columnar_faultio. */
+    /** NULL: a plain file. Otherwise COLUMNAR_ENCRYPTION_KEY_BYTES bytes: the file is (or, created, will be)
+     *  encrypted with this key (docs/Encryption.md). Opening fails with COLUMNAR_EKEY when the file's encryption
+     *  and the key do not match. Not for in-memory databases. */
+    const uint8_t *encryption_key;
 } columnar_open_options;
+
+#define COLUMNAR_ENCRYPTION_KEY_BYTES 64u
 
 #define COLUMNAR_DEFAULT_CLUSTER_SIZE 256u
 /** The largest cluster_size columnar_open accepts. */
@@ -1132,8 +1141,9 @@ typedef struct columnar_header_info {
     uint32_t stored_checksum;     /**< the identity sector's */
     uint32_t computed_checksum;
     bool identity_checksum_valid;
-    uint32_t reserved_nonzero_at; /**< offset of the first non-zero reserved byte (identity bytes 40 ... 507, or the
+    uint32_t reserved_nonzero_at; /**< offset of the first non-zero reserved byte (identity bytes 80 ... 507, or the
                                        reserved bytes of a slot that is not zero), or 0 */
+    uint32_t encryption;          /**< 0: a plain file; 1: encrypted (AES-256-CTR + HMAC-SHA256 sectors, format 3) */
     columnar_slot_info slots[COLUMNAR_HEADER_SLOTS];
     int32_t current_slot;         /**< the slot the engine would open (the whole one of the highest version), or -1 */
 } columnar_header_info;
@@ -1143,6 +1153,11 @@ typedef struct columnar_header_info {
  *  starts on the current slot's version when one is usable.
  *  Errors: -ENOENT, -EACCES, -EISDIR and other -errno of open/fstat/mmap; -ENOMEM. */
 int columnar_inspector_open(const char *path, columnar_inspector **out_inspector);
+/** columnar_inspector_open for an encrypted file: `key` (COLUMNAR_ENCRYPTION_KEY_BYTES; NULL: as
+ *  columnar_inspector_open) decrypts the whole file into memory, and every view then shows its logical content
+ *  (header_info.file_size_bytes stays the file's size). Without a key, an encrypted file's status is COLUMNAR_EKEY.
+ *  Errors: those of columnar_inspector_open; COLUMNAR_EKEY (the file is not encrypted, or with another key). */
+int columnar_inspector_open_with_key(const char *path, const uint8_t *key, columnar_inspector **out_inspector);
 
 /** Unmaps the file and frees the inspector. NULL is allowed. */
 void columnar_inspector_close(columnar_inspector *inspector);

@@ -1,0 +1,41 @@
+/*
+ * mirror.h — the decrypted image of an encrypted file and the I/O layer that encrypts its writes (mirror.c,
+ * docs/Encryption.md). A plain file has no mirror: its readers use the shared mapping (map.c).
+ */
+#ifndef COLUMNAR_MIRROR_H
+#define COLUMNAR_MIRROR_H
+
+#include "crypt.h"
+#include "internal.h"
+
+typedef struct cc_mirror cc_mirror;
+
+/* A mirror for one key, writing through `inner`. Returns 0, -ENOMEM, -errno of mmap, COLUMNAR_ESTORAGE. */
+int cc_mirror_create(const uint8_t key[CC_CRYPT_KEY_BYTES], const columnar_io *inner, cc_mirror **out);
+void cc_mirror_destroy(cc_mirror *m);
+
+/* The I/O layer the commit path writes through: logical ranges in, sealed sectors out (to `inner`). */
+const columnar_io *cc_mirror_io(cc_mirror *m);
+/* The start of the decrypted image: logical offset 0. */
+uint8_t *cc_mirror_base(cc_mirror *m);
+uint64_t cc_mirror_reserved_bytes(const cc_mirror *m);
+cc_crypt *cc_mirror_crypt(cc_mirror *m);
+/* The flag that the mirror sets once a damaged sector lies below the used size (node reads then verify). */
+void cc_mirror_watch_damage(cc_mirror *m, _Atomic bool *suspect);
+
+/* Makes the first `logical` bytes readable (decrypting sectors not read yet). COLUMNAR_ECORRUPT when the file is
+ * shorter. */
+int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical);
+/* Brings the image up to `version` (whose used size is `used_size`): when another handle committed since the
+ * image was last brought up to date, every sector written since is decrypted again. */
+int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size);
+/* This handle committed `version` through the mirror's I/O layer, so the image holds it. */
+void cc_mirror_note_version(cc_mirror *m, uint64_t version);
+/* The sectors that failed authentication and start below `used_size`: their count, and the first `capacity`
+ * indexes, each with whether it is blank (all zeros: allocated, never written). */
+size_t cc_mirror_damage(cc_mirror *m, uint64_t used_size, uint64_t *out_sectors, bool *out_blank, size_t capacity);
+/* Whether a sector below `below` failed authentication while not blank: damage or tampering, which no crash can
+ * cause (a sector is written whole or not at all, and both authenticate). */
+bool cc_mirror_first_tampered(cc_mirror *m, uint64_t below, uint64_t *out_sector);
+
+#endif /* COLUMNAR_MIRROR_H */

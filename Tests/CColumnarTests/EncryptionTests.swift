@@ -1,0 +1,242 @@
+// EncryptionTests.swift — an encrypted file hides its content, detects damage, refuses the wrong key without
+// changing anything, and behaves like a plain file for readers, writers and other handles (docs/Encryption.md).
+
+import CColumnar
+import ColumnarTestSupport
+import Foundation
+import XCTest
+
+final class EncryptionTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+
+    override func setUpWithError() throws { directory = try TemporaryDirectory(prefix: "encryption") }
+    override func tearDown() { directory.cleanup() }
+
+    /// Distinct, searchable strings: long enough that finding one by chance in ciphertext is impossible.
+    private func phrases(_ count: Int, seed: UInt64) -> [String] {
+        var generator = SeededGenerator(seed: seed)
+        let words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "juniper"]
+        return (0..<count).map { index in
+            let picked = (0..<4).map { _ in words[Int(generator.next() % UInt64(words.count))] }
+            return "\(picked.joined(separator: "-"))-\(index)"
+        }
+    }
+
+    /// Fills table "t" (INT "n", STRING "s" indexed, a list of strings) with `strings`, over several commits.
+    private func fill(_ db: TestDatabase, _ strings: [String]) throws {
+        try db.write { txn in
+            let table = try txn.addTable("t")
+            _ = try txn.addColumn(table, "n", COLUMNAR_TYPE_INT)
+            _ = try txn.addColumn(table, "s", COLUMNAR_TYPE_STRING, indexed: true)
+            _ = try txn.addColumn(table, "tags_of_each_item", COLUMNAR_TYPE_STRING,
+                                  collection: COLUMNAR_COLLECTION_LIST)
+        }
+        for chunk in stride(from: 0, to: strings.count, by: 250) {
+            try db.write { txn in
+                let table = try txn.findTable("t")
+                let n = try txn.findColumn(table, "n"), s = try txn.findColumn(table, "s")
+                let tags = try txn.findColumn(table, "tags_of_each_item")
+                for index in chunk..<min(chunk + 250, strings.count) {
+                    let key = try txn.createObject(table)
+                    try txn.set(table, key, n, .int(Int64(index)))
+                    try txn.set(table, key, s, .string(strings[index]))
+                    try txn.listAppend(table, key, tags, .string("tag:" + strings[index]))
+                }
+            }
+        }
+    }
+
+    private func assertHolds(_ db: TestDatabase, _ strings: [String], _ context: String) throws {
+        try db.read { txn in
+            let table = try txn.findTable("t")
+            let n = try txn.findColumn(table, "n"), s = try txn.findColumn(table, "s")
+            let tags = try txn.findColumn(table, "tags_of_each_item")
+            let keys = try txn.keys(table)
+            XCTAssertEqual(keys.count, strings.count, context)
+            for key in keys {
+                guard let index = try txn.getInt(table, key, n) else { return XCTFail("null n; \(context)") }
+                XCTAssertEqual(try txn.get(table, key, s), .string(strings[Int(index)]), context)
+                XCTAssertEqual(try txn.elements(table, key, tags), [.string("tag:" + strings[Int(index)])], context)
+            }
+            XCTAssertNotNil(try txn.findFirst(table, s, .string(strings[strings.count / 2])), context)
+            XCTAssertVerifies(txn, context)
+        }
+    }
+
+    func testAnEncryptedFileHoldsNoneOfItsPlaintextAndReadsBackWhole() throws {
+        let path = directory.file("secret.columnar")
+        let strings = phrases(3_000, seed: 7)
+        do {
+            let db = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+            defer { db.close() }
+            try fill(db, strings)
+            try assertHolds(db, strings, "in the handle that wrote it")
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for string in strings + ["tag:" + strings[0], "Columnar key check"] {
+            XCTAssertNil(bytes.range(of: Data(string.utf8)), "\"\(string)\" is in the file in the clear")
+        }
+        XCTAssertNil(bytes.range(of: Data("tags_of_each_item".utf8)), "a column name is in the file in the clear")
+        XCTAssertEqual(bytes[8], UInt8(3), "an encrypted file declares format version 3")
+
+        let reopened = try TestDatabase(path: path, flags: [], encryptionKey: testEncryptionKey)
+        defer { reopened.close() }
+        try assertHolds(reopened, strings, "reopened")
+
+        // The same data in a plain file is found in the clear: the search above can succeed.
+        let plainPath = directory.file("plain.columnar")
+        let plain = try TestDatabase(path: plainPath)
+        try fill(plain, Array(strings.prefix(10)))
+        plain.close()
+        let plainBytes = try Data(contentsOf: URL(fileURLWithPath: plainPath))
+        XCTAssertNotNil(plainBytes.range(of: Data(strings[3].utf8)), "the search finds plaintext where it is")
+    }
+
+    func testAWrongOrMissingKeyIsRefusedAndChangesNothing() throws {
+        let path = directory.file("keyed.columnar")
+        let plainPath = directory.file("plain.columnar")
+        do {
+            let db = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+            try fill(db, phrases(100, seed: 1))
+            db.close()
+            let plain = try TestDatabase(path: plainPath)
+            try fill(plain, phrases(10, seed: 2))
+            plain.close()
+        }
+        var otherKey = testEncryptionKey
+        otherKey[63] ^= 1
+        let cases: [(String, String, [UInt8]?, String)] = [
+            ("without a key", path, nil, "is encrypted: open it with its encryption key"),
+            ("with another key", path, otherKey, "encrypted with another key"),
+            ("a plain file with a key", plainPath, testEncryptionKey, "is not encrypted"),
+        ]
+        for (name, target, key, message) in cases {
+            let before = try Data(contentsOf: URL(fileURLWithPath: target))
+            for flags: OpenFlags in [[], .create, .readOnly] {
+                XCTAssertThrowsError(try TestDatabase(path: target, flags: flags, encryptionKey: key), name) { error in
+                    let error = error as? EngineError
+                    XCTAssertEqual(error?.code, COLUMNAR_EKEY, "\(name): \(String(describing: error))")
+                    XCTAssertTrue(error?.description.contains(message) ?? false, "\(name): \(String(describing: error))")
+                }
+            }
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: target)), before, "\(name) changed the file")
+        }
+        // An in-memory database has no file to encrypt.
+        XCTAssertThrowsError(try TestDatabase(path: "encrypted-in-memory", flags: [.create, .inMemory],
+                                              encryptionKey: testEncryptionKey)) { error in
+            XCTAssertEqual((error as? EngineError)?.code, COLUMNAR_EMISUSE)
+        }
+    }
+
+    /// Flips one bit at a time, at random places of every part of the file a version uses, and expects each flip
+    /// to be found: at open, by a read, or by columnar_verify. Each flip is made on a fresh copy.
+    func testFlippingAnyBitOfTheUsedFileIsDetected() throws {
+        let path = directory.file("flip.columnar")
+        let strings = phrases(400, seed: 3)
+        let db = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        try fill(db, strings)
+        let usedSize = try db.stats().used_size_bytes
+        db.close()
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        let headerBytes = 8192, sectorBytes = 512, payload = 480
+        let sectors = (Int(usedSize) - headerBytes + payload - 1) / payload
+        var generator = makeSeededGenerator()
+        let copy = directory.file("flipped.columnar")
+        var detectedAt: [String: Int] = [:]
+        // Every sector below the used size once, then the identity sector.
+        var positions = (0..<sectors).map { headerBytes + $0 * sectorBytes + Int(generator.next() % UInt64(sectorBytes)) }
+        positions += (0..<4).map { _ in Int(generator.next() % 508) }
+        for position in positions {
+            var damaged = original
+            damaged[position] ^= UInt8(1) << UInt8(generator.next() % 8)
+            try? FileManager.default.removeItem(atPath: copy)
+            try damaged.write(to: URL(fileURLWithPath: copy))
+            let context = "bit flipped at byte \(position) (\(generator.replayNote))"
+            let reopened: TestDatabase
+            do {
+                reopened = try TestDatabase(path: copy, flags: [.readOnly, .noLock], encryptionKey: testEncryptionKey)
+            } catch let error as EngineError {
+                XCTAssertTrue([COLUMNAR_ECORRUPT, COLUMNAR_ENOTDB, COLUMNAR_EFORMAT].contains(error.code),
+                              "\(error); \(context)")
+                if position >= headerBytes {
+                    XCTAssertTrue(error.description.contains("fails authentication"), "\(error); \(context)")
+                }
+                detectedAt["open", default: 0] += 1
+                continue
+            }
+            defer { reopened.close() }
+            var found = false
+            do {
+                try reopened.read { txn in
+                    let report = txn.verify()
+                    found = !report.isSound
+                    if found, position >= headerBytes {
+                        XCTAssertTrue(report.findings.contains { $0.what.contains("fails authentication") },
+                                      "the finding names the sector: \(report); \(context)")
+                    }
+                }
+                if found { detectedAt["verify", default: 0] += 1 }
+            } catch let error as EngineError {
+                XCTAssertEqual(error.code, COLUMNAR_ECORRUPT, "\(error); \(context)")
+                found = true
+                detectedAt["read", default: 0] += 1
+            }
+            XCTAssertTrue(found, "the flip went unnoticed; \(context); used \(usedSize), file \(original.count)")
+        }
+        print("EncryptionTests: \(positions.count) flips detected at " + detectedAt.map { "\($0.key) \($0.value)×" }
+            .sorted().joined(separator: ", "))
+    }
+
+    /// Two handles on one file, each with its own decrypted image: every commit of one is seen by the other,
+    /// including commits that rewrite sectors the reader has read before.
+    func testCommitsOfAnotherHandleAreSeen() throws {
+        let path = directory.file("shared.columnar")
+        let first = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        defer { first.close() }
+        try LogWorkload.ensureSchema(first)
+        let second = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        defer { second.close() }
+        var generator = makeSeededGenerator()
+        var expected: Int64 = 0
+        let held = try second.beginRead()
+        for round in 0..<120 {
+            let writer = Bool.random(using: &generator) ? first : second
+            for _ in 0..<Int.random(in: 1...3, using: &generator) { expected = try LogWorkload.commitStep(writer) }
+            for reader in [first, second] {
+                let state = try reader.read { try LogWorkload.read($0) }
+                XCTAssertEqual(state.last, expected, "round \(round); \(generator.replayNote)")
+                XCTAssertTrue(LogWorkload.isConsistent(state), "round \(round); \(generator.replayNote)")
+            }
+        }
+        // A reader that began before all of it still sees its version, whole.
+        let old = try LogWorkload.read(held)
+        XCTAssertEqual(old.last, 0)
+        held.rollback()
+        try second.read { txn in XCTAssertVerifies(txn) }
+    }
+
+    /// A dense copy and a compaction of an encrypted file stay encrypted (with the key given) and verify.
+    func testCopiesAndCompactionOfAnEncryptedFile() throws {
+        let path = directory.file("source.columnar")
+        let strings = phrases(1_000, seed: 11)
+        let db = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        defer { db.close() }
+        try fill(db, strings)
+        let copyPath = directory.file("copy.columnar")
+        var otherKey = testEncryptionKey
+        otherKey[0] ^= 0xFF
+        try db.read { txn in
+            var options = columnar_open_options()
+            try otherKey.withUnsafeBufferPointer { key in
+                options.encryption_key = key.baseAddress
+                try check(columnar_write_copy(txn.handle, copyPath, &options), "columnar_write_copy")
+            }
+        }
+        let copyBytes = try Data(contentsOf: URL(fileURLWithPath: copyPath))
+        XCTAssertNil(copyBytes.range(of: Data(strings[5].utf8)), "the copy holds plaintext")
+        XCTAssertThrowsError(try TestDatabase(path: copyPath, flags: [], encryptionKey: testEncryptionKey))
+        let copy = try TestDatabase(path: copyPath, flags: [], encryptionKey: otherKey)
+        defer { copy.close() }
+        try assertHolds(copy, strings, "the copy")
+    }
+}
