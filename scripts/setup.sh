@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the system packages Columnar builds against, if any are missing: liburing (io_uring commit path),
 # SQLite (benchmarks and differential tests), LMDB (the object suite's key-value peer), pkg-config (finds both for
-# SwiftPM) and librsvg2-bin (rsvg-convert: the inspection tests render `columnar-inspect space --svg` to PNG). The
-# Swift toolchain, which brings clang, must already be installed. Safe to run any number of times.
+# SwiftPM), libssl-dev (libcrypto: the cipher and MAC of encrypted files) and librsvg2-bin (rsvg-convert: the
+# inspection tests render `columnar-inspect space --svg` to PNG). The Swift toolchain, which brings clang, must
+# already be installed. Safe to run any number of times.
 set -euo pipefail
 
-packages=(liburing-dev libsqlite3-dev liblmdb-dev pkg-config librsvg2-bin)
+packages=(liburing-dev libsqlite3-dev liblmdb-dev libssl-dev pkg-config librsvg2-bin)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -86,9 +86,21 @@ static bool apply_keystream(cc_crypt *crypt, const uint8_t *iv, const uint8_t *i
            length == (int)CC_CRYPT_PAYLOAD_BYTES;
 }
 
-int cc_crypt_seal(cc_crypt *crypt, uint64_t index, const uint8_t *plain, uint8_t *sector) {
+int cc_crypt_random_ivs(uint8_t *out, size_t count) {
+    size_t bytes = count * CC_CRYPT_IV_BYTES;
+    while (bytes) {
+        int chunk = bytes > (1u << 30) ? (1 << 30) : (int)bytes;
+        if (RAND_bytes(out, chunk) != 1) return crypt_failure("draw random IVs");
+        out += chunk;
+        bytes -= (size_t)chunk;
+    }
+    return 0;
+}
+
+int cc_crypt_seal(cc_crypt *crypt, uint64_t index, const uint8_t *plain, const uint8_t given_iv[CC_CRYPT_IV_BYTES],
+                  uint8_t *sector) {
     uint8_t *iv = sector, *tag = sector + CC_CRYPT_IV_BYTES, *ciphertext = tag + CC_CRYPT_TAG_BYTES;
-    if (RAND_bytes(iv, (int)CC_CRYPT_IV_BYTES) != 1) return crypt_failure("draw a random IV");
+    memcpy(iv, given_iv, CC_CRYPT_IV_BYTES);
     if (!apply_keystream(crypt, iv, plain, ciphertext)) return crypt_failure("encrypt a sector");
     if (!sector_tag(crypt, index, iv, ciphertext, tag)) return crypt_failure("authenticate a sector");
     return 0;

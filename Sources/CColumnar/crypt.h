@@ -41,9 +41,13 @@ typedef struct cc_crypt cc_crypt;
 int cc_crypt_create(const uint8_t key[CC_CRYPT_KEY_BYTES], cc_crypt **out);
 void cc_crypt_destroy(cc_crypt *crypt);
 
-/* Encrypts 480 plaintext bytes into one 512-byte sector for sector `index`, with a fresh random IV.
- * Not thread-safe: one caller per cc_crypt at a time. */
-int cc_crypt_seal(cc_crypt *crypt, uint64_t index, const uint8_t *plain, uint8_t *sector);
+/* Fills `count` IVs (16 bytes each) with random bytes: one call for a whole batch of sectors, as drawing them one
+ * by one costs about as much as sealing. */
+int cc_crypt_random_ivs(uint8_t *out, size_t count);
+/* Encrypts 480 plaintext bytes into one 512-byte sector for sector `index`, under `iv` (from cc_crypt_random_ivs,
+ * never used before). Not thread-safe: one caller per cc_crypt at a time. */
+int cc_crypt_seal(cc_crypt *crypt, uint64_t index, const uint8_t *plain, const uint8_t iv[CC_CRYPT_IV_BYTES],
+                  uint8_t *sector);
 /* Authenticates and decrypts a sector. Returns true and fills 480 bytes of `plain`, or false (the sector was
  * damaged, written with another key, or moved from another index), leaving `plain` untouched. */
 bool cc_crypt_open(cc_crypt *crypt, uint64_t index, const uint8_t *sector, uint8_t *plain);

@@ -258,7 +258,7 @@ static int mirror_write_batch(void *context, int fd, const columnar_io_write *wr
     for (size_t i = 0; i < merged; i++) sectors += runs[i].end - runs[i].first;
 
     physical = calloc(merged + header_count + 1, sizeof *physical);
-    sealed = malloc(sectors ? sectors * CC_CRYPT_SECTOR_BYTES : 1);
+    sealed = malloc(sectors ? sectors * (CC_CRYPT_SECTOR_BYTES + CC_CRYPT_IV_BYTES) : 1);
     if (!physical || !sealed) {
         rc = -ENOMEM;
         goto done;
@@ -271,11 +271,14 @@ static int mirror_write_batch(void *context, int fd, const columnar_io_write *wr
         physical[physical_count++] = (columnar_io_write){ writes[i].offset, writes[i].data,
                                                           (size_t)(stop - writes[i].offset) };
     }
+    /* The batch's IVs are drawn in one call, at the end of the buffer. */
+    uint8_t *ivs = sealed + sectors * CC_CRYPT_SECTOR_BYTES;
+    if ((rc = cc_crypt_random_ivs(ivs, sectors))) goto done;
     uint8_t *out = sealed;
     for (size_t i = 0; i < merged; i++) {
         uint8_t *start = out;
-        for (uint64_t s = runs[i].first; s < runs[i].end; s++, out += CC_CRYPT_SECTOR_BYTES)
-            if ((rc = cc_crypt_seal(m->crypt, s, m->plain + cc_crypt_sector_logical(s), out))) goto done;
+        for (uint64_t s = runs[i].first; s < runs[i].end; s++, out += CC_CRYPT_SECTOR_BYTES, ivs += CC_CRYPT_IV_BYTES)
+            if ((rc = cc_crypt_seal(m->crypt, s, m->plain + cc_crypt_sector_logical(s), ivs, out))) goto done;
         physical[physical_count++] = (columnar_io_write){ cc_crypt_sector_physical(runs[i].first), start,
                                                           (size_t)(out - start) };
     }

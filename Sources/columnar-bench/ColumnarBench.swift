@@ -100,6 +100,13 @@ struct ColumnarBench: ParsableCommand {
     @Flag(help: "Small sizes, for a run of well under a minute per suite.")
     var quick = false
 
+    @Flag(help: """
+        Also run the storage, object and query suites' Columnar workloads on encrypted files ("Columnar \
+        (encrypted)"), beside the plain ones in the same run; the report adds the time of each encrypted row over \
+        the plain row (docs/Encryption.md).
+        """)
+    var encrypted = false
+
     @Option(help: """
         Directory for the database files, created if needed; the files are kept there afterwards. \
         Default: a fresh temporary directory, removed afterwards.
@@ -172,14 +179,22 @@ struct ColumnarBench: ParsableCommand {
 
         let columnar = ColumnarEngine(clusterSize: clusterSize)
         let sqlite = SQLiteEngine()
-        let engines: [any BenchmarkEngine] = suite.includesStorage ? [columnar, sqlite] : []
+        let encryptedColumnar = ColumnarEngine(name: BenchEncryption.engineName, clusterSize: clusterSize, encrypted: true)
+        let engines: [any BenchmarkEngine] =
+            suite.includesStorage ? [columnar] + (encrypted ? [encryptedColumnar] : []) + [sqlite] : []
         let columnarObjects = ColumnarObjectEngine()
-        let objectEngines: [any ObjectBenchmarkEngine] = suite.includesObjects ? [columnarObjects, sqlite] : []
+        let encryptedObjects: [ColumnarObjectEngine] = encrypted ? [ColumnarObjectEngine(encrypted: true)] : []
+        let objectEngines: [any ObjectBenchmarkEngine] =
+            suite.includesObjects ? [columnarObjects] + encryptedObjects + [sqlite] : []
         let heldReadEngines: [any HeldObjectReadEngine] =
-            suite.includesObjects ? [columnarObjects, ColumnarColumnReads()] : []
+            suite.includesObjects ? [columnarObjects] + encryptedObjects + [ColumnarColumnReads()] : []
         let keyValueEngines: [any KeyValueBenchmarkEngine] = suite.includesObjects ? [LMDBEngine()] : []
         let queryEngines: [any QueryBenchmarkEngine] =
-            suite.includesQuery ? [ColumnarQueryEngine(clusterSize: clusterSize), sqlite, PlainLoopBaseline()] : []
+            suite.includesQuery
+            ? [ColumnarQueryEngine(clusterSize: clusterSize)]
+                + (encrypted ? [ColumnarQueryEngine(clusterSize: clusterSize, encrypted: true)] : [])
+                + [sqlite, PlainLoopBaseline()]
+            : []
         let commitEngines = suite.includesCommit
             ? CommitSuiteEngines(
                 columnar: ColumnarEngine(name: "Columnar (io_uring)", clusterSize: clusterSize),

@@ -20,7 +20,7 @@ private func check(_ rc: Int32, _ call: @autoclosure () -> String) throws {
 
 final class ColumnarEngine: CounterCommitEngine {
     let name: String
-    let fileExtension = "columnar"
+    var fileExtension: String { encrypted ? "encrypted.columnar" : "columnar" }
     /// Whether databases are opened without COLUMNAR_OPEN_NO_IO_URING (the engine then uses io_uring where the
     /// kernel allows it).
     let usesIOUring: Bool
@@ -31,8 +31,12 @@ final class ColumnarEngine: CounterCommitEngine {
     /// Objects per cluster the databases are written with; nil for the engine's default.
     private let clusterSize: UInt32?
 
+    /// Whether the files are encrypted (BenchEncryption's key).
+    let encrypted: Bool
+
     /// `name` is the engine's name in the report: "Columnar" pairs its rows with SQLite's for the ratio column.
-    init(name: String = "Columnar", clusterSize: UInt32? = nil, usesIOUring: Bool = true) {
+    init(name: String = "Columnar", clusterSize: UInt32? = nil, usesIOUring: Bool = true, encrypted: Bool = false) {
+        self.encrypted = encrypted
         self.name = name
         self.clusterSize = clusterSize
         self.usesIOUring = usesIOUring
@@ -41,6 +45,7 @@ final class ColumnarEngine: CounterCommitEngine {
     var setupDescription: String {
         "\(name): durability FULL, commit path \(commitPathDescription), cluster size "
             + (clusterSize.map { "\($0)" } ?? "\(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)")
+            + (encrypted ? ", encrypted (AES-256-CTR + HMAC-SHA256 sectors)" : "")
     }
 
     /// The worker-process name of this engine (see CommitWorker.swift).
@@ -209,6 +214,7 @@ final class ColumnarEngine: CounterCommitEngine {
             | (usesIOUring ? 0 : COLUMNAR_OPEN_NO_IO_URING.rawValue)
         options.durability = COLUMNAR_DURABILITY_FULL
         options.cluster_size = clusterSize ?? 0
+        options.encryption_key = encrypted ? BenchEncryption.keyPointer : nil
         var db: OpaquePointer?
         try check(columnar_open(path, &options, &db), "columnar_open(\(path))")
         guard let db else { throw BenchError.setup("columnar_open returned no handle") }

@@ -21,13 +21,21 @@ final class Item: Object, @unchecked Sendable {
 }
 
 final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
-    let name = "Columnar"
-    let fileExtension = "realm"
+    let name: String
+    var fileExtension: String { encrypted ? "encrypted.realm" : "realm" }
+    /// Whether the files are encrypted (BenchEncryption's key).
+    let encrypted: Bool
     /// The commit path of the last file written (columnar_db_commit_path_description).
     private var commitPathDescription = "not opened yet"
 
+    init(encrypted: Bool = false) {
+        self.encrypted = encrypted
+        name = encrypted ? BenchEncryption.engineName : "Columnar"
+    }
+
     var setupDescription: String {
-        "Columnar object API (Realm, Object, @Persisted): durability FULL, commit path \(commitPathDescription)"
+        "\(name) object API (Realm, Object, @Persisted): durability FULL, commit path \(commitPathDescription)"
+            + (encrypted ? ", encrypted (AES-256-CTR + HMAC-SHA256 sectors)" : "")
     }
 
     func dataFiles(at path: String) -> [String] { [path] }
@@ -36,7 +44,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     func insertObjects(path: String, data: DataSet, objectCount: Int, recorder: inout LatencyRecorder) throws {
         do {
             // Opening with `objectTypes` creates the table before the measured interval.
-            let realm = try Self.open(path)
+            let realm = try open(path)
             var closureEndNanoseconds: UInt64 = 0
             recorder.startRun()
             try realm.write {
@@ -63,7 +71,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
                     + "adding \(objectCount)")
             }
         }
-        let facts = Self.fileFacts(of: path)
+        let facts = fileFacts(of: path)
         commitPathDescription = facts.commitPath
         if let stats = facts.stats {
             // The file grows in preallocated steps: what the objects take is the latest version's nodes.
@@ -76,7 +84,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     }
 
     func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         recorder.startRun()
         for update in updates {
             try recorder.measure {
@@ -92,7 +100,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     }
 
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int) {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         var objectCount = 0
         var sum = 0
         recorder.startRun()
@@ -107,7 +115,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     func readIntPropertyOfHeldObjects(path: String, recorder: inout LatencyRecorder) throws
         -> (objectCount: Int, sum: Int)
     {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         // The objects are made before the measured interval: what is timed is the property read alone.
         let items = Array(realm.objects(Item.self))
         var sum = 0
@@ -118,7 +126,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     }
 
     func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         var sum = 0
         recorder.startRun()
         for id in ids {
@@ -135,7 +143,7 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
     }
 
     func sortedIDs(path: String, limit: Int?, repetitions: Int, recorder: inout LatencyRecorder) throws -> [Int] {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         var ids: [Int] = []
         recorder.startRun()
         for _ in 0 ..< repetitions {
@@ -156,15 +164,18 @@ final class ColumnarObjectEngine: ObjectBenchmarkEngine, HeldObjectReadEngine {
         return ids
     }
 
-    private static func open(_ path: String) throws -> Realm {
-        try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self]))
+    private func open(_ path: String) throws -> Realm {
+        try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                     encryptionKey: encrypted ? BenchEncryption.keyData : nil,
+                                                     objectTypes: [Item.self]))
     }
 
     /// What the Swift API does not expose, read through the C API once the Realm is closed: the commit path the
     /// engine chose for the file (io_uring or pwrite, and why) and the file's statistics (sizes, free list).
-    private static func fileFacts(of path: String) -> (commitPath: String, stats: columnar_db_stats?) {
+    private func fileFacts(of path: String) -> (commitPath: String, stats: columnar_db_stats?) {
         var options = columnar_open_options()
         options.flags = 0
+        options.encryption_key = encrypted ? BenchEncryption.keyPointer : nil
         var db: OpaquePointer?
         guard columnar_open(path, &options, &db) == COLUMNAR_OK, let db else { return ("unknown", nil) }
         defer { columnar_close(db) }

@@ -36,20 +36,27 @@ private func check(_ rc: Int32, _ call: @autoclosure () -> String) throws {
 }
 
 final class ColumnarQueryEngine: QueryBenchmarkEngine {
-    let name = "Columnar"
-    let fileExtension = "realm"
+    let name: String
+    var fileExtension: String { encrypted ? "encrypted.realm" : "realm" }
     /// Objects per cluster the tables are written with; nil for the engine's default.
     private let clusterSize: UInt32?
+    /// Whether the files are encrypted (BenchEncryption's key).
+    let encrypted: Bool
 
-    init(clusterSize: UInt32? = nil) {
+    init(clusterSize: UInt32? = nil, encrypted: Bool = false) {
         self.clusterSize = clusterSize
+        self.encrypted = encrypted
+        name = encrypted ? BenchEncryption.engineName : "Columnar"
     }
 
     var setupDescription: String {
-        "Columnar queries through the object API (Realm, Results: filter, count, sum/min/max/average, sorted), "
+        "\(name) queries through the object API (Realm, Results: filter, count, sum/min/max/average, sorted), "
             + "one read transaction per workload, tables written with cluster size "
             + (clusterSize.map { "\($0)" } ?? "\(COLUMNAR_DEFAULT_CLUSTER_SIZE) (default)")
+            + (encrypted ? ", encrypted (AES-256-CTR + HMAC-SHA256 sectors)" : "")
     }
+
+    private var encryptionKey: UnsafePointer<UInt8>? { encrypted ? BenchEncryption.keyPointer : nil }
 
     func dataFiles(at path: String) -> [String] { [path] }
     func allFiles(at path: String) -> [String] { [path, path + ".lock"] }
@@ -61,12 +68,13 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
 
     func createQueryTables(path: String, data: QueryDataSet) throws -> [String] {
         // The Realm creates both tables with the model's columns and index, then closes with this scope.
-        do { _ = try Self.open(path) }
+        do { _ = try open(path) }
         let start = MonotonicClock.nowNanoseconds()
         var options = columnar_open_options()
         options.flags = 0
         options.durability = COLUMNAR_DURABILITY_FULL
         options.cluster_size = clusterSize ?? 0
+        options.encryption_key = encryptionKey
         var handle: OpaquePointer?
         try check(columnar_open(path, &options, &handle), "columnar_open(\(path))")
         guard let db = handle else { throw BenchError.setup("columnar_open returned no handle") }
@@ -145,7 +153,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
 
     private func runThroughRealm(_ query: BenchQuery, path: String, repetitions: QueryRepetitions,
                                  recorder: inout LatencyRecorder) throws -> QueryAnswer {
-        let realm = try Self.open(path)
+        let realm = try open(path)
         // Every query starts from new Results, so nothing one run computed can serve the next.
         var scan: Results<ScanRecord> { realm.objects(ScanRecord.self) }
         var items: Results<QueryRecord> { realm.objects(QueryRecord.self) }
@@ -264,6 +272,7 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
     {
         var options = columnar_open_options()
         options.flags = COLUMNAR_OPEN_READ_ONLY.rawValue
+        options.encryption_key = encryptionKey
         var handle: OpaquePointer?
         try check(columnar_open(path, &options, &handle), "columnar_open(\(path))")
         guard let db = handle else { throw BenchError.setup("columnar_open returned no handle") }
@@ -321,8 +330,9 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
 
     // MARK: Helpers
 
-    private static func open(_ path: String) throws -> Realm {
+    private func open(_ path: String) throws -> Realm {
         try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                     encryptionKey: encrypted ? BenchEncryption.keyData : nil,
                                                      objectTypes: [ScanRecord.self, QueryRecord.self]))
     }
 

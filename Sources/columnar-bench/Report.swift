@@ -85,11 +85,13 @@ struct Report: Codable {
         let hasLoop = results.contains { $0.engine == Self.loopEngine }
         let hasColumnReads = results.contains { $0.engine == Self.columnReadEngine }
         let hasKeyValue = results.contains { $0.engine == Self.keyValueEngine }
+        let hasEncrypted = results.contains { $0.engine == BenchEncryption.engineName }
         let header = ["workload", "engine", "ops/s", "p50 µs", "p99 µs", "max µs", "file size", "peak RSS",
                       "\(Self.comparedEngine)/\(Self.baselineEngine)"]
             + (hasLoop ? ["\(Self.comparedEngine)/\(Self.loopEngine)"] : [])
             + (hasColumnReads ? ["\(Self.comparedEngine)/\(Self.columnReadEngine)"] : [])
             + (hasKeyValue ? ["\(Self.comparedEngine)/\(Self.keyValueEngine)"] : [])
+            + (hasEncrypted ? ["encrypted time"] : [])
         var rows: [[String]] = [header]
         // Three decimals below 0.1, so a ratio of 0.004 does not print as 0.00.
         func ratioText(_ ratio: Double?) -> String {
@@ -109,7 +111,8 @@ struct Report: Codable {
                 ratioText(ratio(for: result, against: Self.baselineEngine, in: results)),
             ] + (hasLoop ? [ratioText(ratio(for: result, against: Self.loopEngine, in: results))] : [])
                 + (hasColumnReads ? [ratioText(ratio(for: result, against: Self.columnReadEngine, in: results))] : [])
-                + (hasKeyValue ? [ratioText(ratio(for: result, against: Self.keyValueEngine, in: results))] : []))
+                + (hasKeyValue ? [ratioText(ratio(for: result, against: Self.keyValueEngine, in: results))] : [])
+                + (hasEncrypted ? [ratioText(encryptedTimeRatio(for: result, in: results))] : []))
         }
         lines += Self.tableLines(rows, leftAligned: [0, 1])
 
@@ -137,6 +140,10 @@ struct Report: Codable {
             lines.append("\(Self.comparedEngine)/\(Self.keyValueEngine): the same against LMDB, on the object suite's "
                 + "insert, read and lookup (above 1: \(Self.comparedEngine) is faster).")
         }
+        if hasEncrypted {
+            lines.append("encrypted time: on the rows of \(BenchEncryption.engineName), the time of the workload "
+                + "over its time on \(Self.comparedEngine)'s plain file in the same run (1.25: encryption adds 25 %).")
+        }
         if hasLoop {
             lines.append("\(Self.comparedEngine)/\(Self.loopEngine): the same against a plain C loop over an int64_t "
                 + "array of the same values (1: as fast as the loop; 0.33: three times slower).")
@@ -159,6 +166,15 @@ struct Report: Codable {
             if rowIndex == 0 { lines.append(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")) }
         }
         return lines
+    }
+
+    /// On an encrypted engine's row: the plain engine's throughput over the encrypted one's (its time over the
+    /// plain time) for the same workload.
+    private func encryptedTimeRatio(for result: WorkloadResult, in results: [WorkloadResult]) -> Double? {
+        guard result.engine == BenchEncryption.engineName, result.operationsPerSecond > 0,
+              let plain = results.first(where: { $0.workload == result.workload && $0.engine == Self.comparedEngine })
+        else { return nil }
+        return plain.operationsPerSecond / result.operationsPerSecond
     }
 
     /// Columnar's throughput over another engine's (`baselineEngine`) for the same workload, on Columnar's row.

@@ -27,15 +27,26 @@ final class KilledWriterTests: XCTestCase {
     ]
 
     func testAWriterKilledBetweenAnyTwoStepsThenAPowerCutLosesNoAcknowledgedCommit() throws {
+        let rounds = ProcessInfo.processInfo.environment["COLUMNAR_KILL_CUT_ROUNDS"].flatMap { Int($0) } ?? 48
+        try killThenCut(rounds: rounds, encryptionKey: nil)
+    }
+
+    /// The same with an encrypted file, shared by the worker and this process (each with its own image).
+    func testAWriterOfAnEncryptedFileKilledThenAPowerCutLosesNoAcknowledgedCommit() throws {
+        let rounds = ProcessInfo.processInfo.environment["COLUMNAR_KILL_CUT_ROUNDS"].flatMap { Int($0) } ?? 48
+        try killThenCut(rounds: max(rounds / 2, 1), encryptionKey: testEncryptionKey)
+    }
+
+    private func killThenCut(rounds: Int, encryptionKey: [UInt8]?) throws {
         var generator = makeSeededGenerator()
         let directory = try TemporaryDirectory(prefix: "killed-writer")
-        let rounds = ProcessInfo.processInfo.environment["COLUMNAR_KILL_CUT_ROUNDS"].flatMap { Int($0) } ?? 48
         var outcomes: [String: Int] = [:]
         for round in 0..<rounds {
             let path = directory.file("round-\(round).columnar")
             let faultIO = FaultIO(seed: generator.next())
             let heldOpen = round % 2 == 1
             var arguments = ["commit-loop", path, "--fault", String(generator.next())]
+                + (encryptionKey == nil ? [] : ["--encrypted"])
             let where_: String
             if round % 4 == 3 {
                 let writes = UInt64.random(in: 3...40, using: &generator)
@@ -51,7 +62,7 @@ final class KilledWriterTests: XCTestCase {
                 + generator.replayNote
 
             // This process may hold the file open while the worker dies, so it finds the dead writer's locks.
-            let holder = heldOpen ? try TestDatabase(path: path, io: faultIO.io) : nil
+            let holder = heldOpen ? try TestDatabase(path: path, io: faultIO.io, encryptionKey: encryptionKey) : nil
             if let holder { try LogWorkload.ensureSchema(holder) }
             let worker = try WorkerProcess(arguments)
             let (status, reason) = worker.waitForExit()
@@ -65,7 +76,7 @@ final class KilledWriterTests: XCTestCase {
             var ceiling = acknowledged + 1
 
             // Go on committing after the death, then cut the power in the middle of a commit.
-            let db = try holder ?? TestDatabase(path: path, io: faultIO.io)
+            let db = try holder ?? TestDatabase(path: path, io: faultIO.io, encryptionKey: encryptionKey)
             do {
                 defer { db.close() }
                 let found = try db.read { try LogWorkload.read($0) }
@@ -89,7 +100,7 @@ final class KilledWriterTests: XCTestCase {
             let mode = Bool.random(using: &generator) ? COLUMNAR_POWER_CUT_RANDOM : COLUMNAR_POWER_CUT_DROP
             try faultIO.applyPowerCut(to: path, mode: mode)
 
-            let reopened = try TestDatabase(path: path, flags: [])
+            let reopened = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
             defer { reopened.close() }
             try reopened.read { txn in
                 let state = try LogWorkload.read(txn)
@@ -101,7 +112,7 @@ final class KilledWriterTests: XCTestCase {
             }
             if testRun?.totalFailureCount ?? 0 > 0 { break }
         }
-        print("KilledWriter: \(rounds) rounds; the file held " + outcomes.map { "\($0.key) \($0.value)×" }
+        print("KilledWriter\(encryptionKey == nil ? "" : " (encrypted)"): \(rounds) rounds; the file held " + outcomes.map { "\($0.key) \($0.value)×" }
             .sorted().joined(separator: ", "))
     }
 }

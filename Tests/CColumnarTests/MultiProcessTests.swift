@@ -11,14 +11,25 @@ import XCTest
 
 final class MultiProcessTests: XCTestCase {
     func testTwoProcessesIncrementingOneCounterLoseNoUpdate() throws {
+        try incrementInTwoProcesses(encryptionKey: nil)
+    }
+
+    /// With an encrypted file each process reads through its own decrypted image, which must take in the other
+    /// process's commits before every write transaction, or an increment would be lost.
+    func testTwoProcessesIncrementingOneCounterOfAnEncryptedFileLoseNoUpdate() throws {
+        try incrementInTwoProcesses(encryptionKey: testEncryptionKey)
+    }
+
+    private func incrementInTwoProcesses(encryptionKey: [UInt8]?) throws {
         let directory = try TemporaryDirectory(prefix: "multiprocess")
         let path = directory.file("counter.columnar")
         let incrementsPerWorker = 1_000
 
-        let workers = try (0..<2).map { _ in try WorkerProcess(["increment", path, String(incrementsPerWorker)]) }
+        let arguments = ["increment", path, String(incrementsPerWorker)] + (encryptionKey == nil ? [] : ["--encrypted"])
+        let workers = try (0..<2).map { _ in try WorkerProcess(arguments) }
         for worker in workers { try worker.waitForSuccess() }
 
-        let db = try TestDatabase(path: path, flags: [])
+        let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
         defer { db.close() }
         try db.read { txn in
             let table = try txn.findTable("counter")

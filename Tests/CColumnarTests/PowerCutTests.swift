@@ -14,11 +14,19 @@ import XCTest
 
 final class PowerCutTests: XCTestCase {
     func testPowerCutAtAnyWriteLeavesTheLastCommitOrTheOneInFlightAndASoundFile() throws {
+        try cutThePower(cutCount: 200, encryptionKey: nil)
+    }
+
+    /// The same on an encrypted file: its sectors are written whole or not at all, as the header's are.
+    func testPowerCutAtAnyWriteOfAnEncryptedFileLeavesTheLastCommitOrTheOneInFlight() throws {
+        try cutThePower(cutCount: 80, encryptionKey: testEncryptionKey)
+    }
+
+    private func cutThePower(cutCount: Int, encryptionKey: [UInt8]?) throws {
         var generator = makeSeededGenerator()
         let directory = try TemporaryDirectory(prefix: "powercut")
         var survivedInFlight = 0
         var cutPositions: [UInt64: Int] = [:]
-        let cutCount = 200
 
         for cut in 0..<cutCount {
             let path = directory.file("cut-\(cut).columnar")
@@ -29,7 +37,8 @@ final class PowerCutTests: XCTestCase {
             var failure: EngineError?
             var cutAfter: UInt64 = 0
             do {
-                let db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_FULL, io: faultIO.io)
+                let db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_FULL, io: faultIO.io,
+                                          encryptionKey: encryptionKey)
                 defer { db.close() }
                 try db.write { try CounterWorkload.createSchema(in: $0) }
                 for _ in 0..<3 { lastAcknowledged = try CounterWorkload.commitStep(db) }
@@ -56,7 +65,7 @@ final class PowerCutTests: XCTestCase {
             XCTAssertEqual(failure.code, -EIO, "a write or sync after the cut must fail with EIO: \(failure); \(context)")
 
             try faultIO.applyPowerCut(to: path, mode: mode)
-            let db = try TestDatabase(path: path, flags: [])
+            let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
             defer { db.close() }
             try db.read { txn in
                 let state = try CounterWorkload.read(txn)
@@ -78,7 +87,7 @@ final class PowerCutTests: XCTestCase {
             if testRun?.totalFailureCount ?? 0 > 0 { break }
         }
         let positions = cutPositions.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
-        print("PowerCut: \(cutCount) cuts (write position:count \(positions)); "
+        print("PowerCut\(encryptionKey == nil ? "" : " (encrypted)"): \(cutCount) cuts (write position:count \(positions)); "
               + "the in-flight commit survived \(survivedInFlight) times")
     }
 }

@@ -28,7 +28,7 @@
 //       Prints "compacting", compacts PATH (columnar_compact) and prints "compacted MICROSECONDS" (the time it
 //       took), or "busy" when the file is open. The compaction kill campaign kills it at random moments.
 //
-//   ColumnarTestWorker increment PATH COUNT
+//   ColumnarTestWorker increment PATH COUNT [--encrypted]
 //       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
 //       column "value", one object).
 //
@@ -81,13 +81,22 @@ func fail(_ message: String) -> Never {
 }
 
 /// Opens (creating if needed) with full durability (unless `unsafe`): a commit that returned is on stable storage.
-func openDatabase(_ path: String, io: UnsafePointer<columnar_io>? = nil, unsafe: Bool = false) throws -> OpaquePointer {
+/// The tests' encryption key: the same bytes as ColumnarTestSupport's testEncryptionKey (this executable does not
+/// link the test support library, which needs XCTest).
+let testEncryptionKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+
+/// `encrypted`: the file is encrypted with the tests' key.
+func openDatabase(_ path: String, io: UnsafePointer<columnar_io>? = nil, unsafe: Bool = false,
+                  encrypted: Bool = false) throws -> OpaquePointer {
     var options = columnar_open_options()
     options.flags = COLUMNAR_OPEN_CREATE.rawValue
     options.durability = unsafe ? COLUMNAR_DURABILITY_UNSAFE : COLUMNAR_DURABILITY_FULL
     options.io = io
     var db: OpaquePointer?
-    try check(columnar_open(path, &options, &db), "columnar_open")
+    try testEncryptionKey.withUnsafeBufferPointer { key in
+        if encrypted { options.encryption_key = key.baseAddress }
+        try check(columnar_open(path, &options, &db), "columnar_open")
+    }
     return db!
 }
 
@@ -190,6 +199,7 @@ struct CommitLoopOptions {
     var killWrites: UInt64?
     var count: Int?
     var unsafe = false
+    var encrypted = false
 
     init(_ arguments: ArraySlice<String>) throws {
         var rest = arguments
@@ -204,6 +214,7 @@ struct CommitLoopOptions {
             case "--kill-writes": killWrites = UInt64(try next())
             case "--count": count = Int(try next())
             case "--unsafe": unsafe = true
+            case "--encrypted": encrypted = true
             default: throw WorkerError(description: "unknown option \(option)")
             }
         }
@@ -218,7 +229,8 @@ func commitLoop(path: String, options: CommitLoopOptions) throws -> Never {
             columnar_faultio_at_step(faultIO, columnar_step(rawValue: step), occurrence, true)
         }
     }
-    let db = try openDatabase(path, io: faultIO.map { columnar_faultio_io($0) }, unsafe: options.unsafe)
+    let db = try openDatabase(path, io: faultIO.map { columnar_faultio_io($0) }, unsafe: options.unsafe,
+                              encrypted: options.encrypted)
     try write(db) { txn in
         if try findTable(txn, "log") == nil { _ = try addIntTable(txn, "log", column: "n") }
         _ = try ensureSingleton(txn, "meta", column: "last")
@@ -279,8 +291,8 @@ func holdReader(path: String) throws {
          : "damaged: sum \(after) (was \(before)), verify \(String(cString: columnar_strerror(rc))), \(findings) findings")
 }
 
-func increment(path: String, count: Int) throws {
-    let db = try openDatabase(path)
+func increment(path: String, count: Int, encrypted: Bool) throws {
+    let db = try openDatabase(path, encrypted: encrypted)
     defer { columnar_close(db) }
     try write(db) { txn in _ = try ensureSingleton(txn, "counter", column: "value") }
     for _ in 0..<count {
@@ -307,7 +319,7 @@ func compact(path: String) throws {
     emit("compacted \((end.tv_sec - start.tv_sec) * 1_000_000 + (end.tv_nsec - start.tv_nsec) / 1_000)")
 }
 
-let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT | compact PATH | "
+let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT [--encrypted] | compact PATH | "
     + "realm-write PATH | realm-self-assign PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
@@ -328,9 +340,9 @@ do {
                            options: try CampaignWriterOptions(arguments.dropFirst(4)))
     case "compact" where arguments.count == 2:
         try compact(path: arguments[1])
-    case "increment" where arguments.count == 3:
+    case "increment" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--encrypted"):
         guard let count = Int(arguments[2]), count >= 0 else { fail("COUNT must be a non-negative integer") }
-        try increment(path: arguments[1], count: count)
+        try increment(path: arguments[1], count: count, encrypted: arguments.count == 4)
     default:
         fail(usage)
     }
