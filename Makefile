@@ -56,12 +56,13 @@ powercut:
 		--dir "$${TMPDIR:-/tmp}"
 
 # Readers and writers together, change notifications delivered across threads, queues and processes, the write log
-# read while a writer appends, deletion and compaction racing an opener, copies taken while a writer commits, and
-# projections observed on queues and actors, under ThreadSanitizer.
+# read while a writer appends, deletion and compaction racing an opener, copies taken while a writer commits,
+# projections observed on queues and actors, and readers of an encrypted file while another handle commits, under
+# ThreadSanitizer.
 tsan:
 	bash scripts/setup.sh
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests|ProjectionTests|NestedMixedCollectionTests|CheckedTemplateThreadTests"
+		--filter "ConcurrencyTests|NotificationTests|NotificationMisuseTests|ThreadHandOverTests|FreezingTests|ActorRealmTests|AsyncWriteTests|PatchedResultsTests|Swift6ClientTests|WriteLogTests|FileDeletionTests|CompactionTests|ProjectionTests|NestedMixedCollectionTests|CheckedTemplateThreadTests|EncryptionTests"
 
 # libFuzzer on the storage engine (docs/Reliability.md, "Fuzzing"): builds the target and the seed generator with
 # clang under AddressSanitizer and UndefinedBehaviorSanitizer (scratch folder .build-fuzz), writes the seeds with

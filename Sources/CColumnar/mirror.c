@@ -182,7 +182,10 @@ static int cover(cc_mirror *m, int fd, uint64_t logical, bool beyond_end) {
     uint64_t readable = present < needed ? present : needed;
     if (readable > m->covered && (rc = cc_map_ensure(&m->file, fd, cc_crypt_sector_physical(readable)))) return rc;
     if ((rc = ivs_reserve(m, needed))) return rc;
-    if (m->covered == 0 && file_bytes >= CF_HEADER_BYTES) memcpy(m->plain, m->file.base, CF_HEADER_BYTES);
+    if (m->covered == 0 && file_bytes >= CF_HEADER_BYTES) {
+        if ((rc = cc_map_ensure(&m->file, fd, CF_HEADER_BYTES))) return rc;
+        memcpy(m->plain, m->file.base, CF_HEADER_BYTES);
+    }
     for (uint64_t s = m->covered; s < needed; s++) {
         uint8_t *to = m->plain + cc_crypt_sector_logical(s);
         if (s >= readable) {

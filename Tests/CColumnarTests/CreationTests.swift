@@ -23,33 +23,41 @@ final class CreationTests: XCTestCase {
     ]
 
     /// The path after the interruption holds no file, or a database that opens, verifies and takes a commit.
-    private func assertNothingOrWhole(_ path: String, _ context: String) throws {
+    private func assertNothingOrWhole(_ path: String, _ context: String, encryptionKey: [UInt8]? = nil) throws {
         if FileManager.default.fileExists(atPath: path) {
-            let db = try TestDatabase(path: path, flags: [])
+            let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
             defer { db.close() }
             try db.read { txn in XCTAssertVerifies(txn, context) }
             try db.write { try CounterWorkload.createSchema(in: $0) }
         }
-        let db = try TestDatabase(path: path)
+        let db = try TestDatabase(path: path, encryptionKey: encryptionKey)
         defer { db.close() }
         try db.read { txn in XCTAssertVerifies(txn, context) }
     }
 
     func testAPowerCutAtAnyStepOfCreationLeavesNoFileOrAWholeOne() throws {
+        try cutThePowerWhileCreating(encryptionKey: nil)
+    }
+
+    func testAPowerCutAtAnyStepOfCreatingAnEncryptedFileLeavesNoFileOrAWholeOne() throws {
+        try cutThePowerWhileCreating(encryptionKey: testEncryptionKey)
+    }
+
+    private func cutThePowerWhileCreating(encryptionKey: [UInt8]?) throws {
         for (index, (step, name)) in Self.steps.enumerated() {
             for mode in [COLUMNAR_POWER_CUT_DROP, COLUMNAR_POWER_CUT_RANDOM] {
                 let path = directory.file("cut-\(index)-\(mode.rawValue).columnar")
                 let context = "power cut at \(name), \(mode == COLUMNAR_POWER_CUT_DROP ? "DROP" : "RANDOM")"
                 let faultIO = FaultIO(seed: UInt64(index * 7 + Int(mode.rawValue)))
                 faultIO.cutPower(at: step)
-                if let db = try? TestDatabase(path: path, io: faultIO.io) {
+                if let db = try? TestDatabase(path: path, io: faultIO.io, encryptionKey: encryptionKey) {
                     // A cut after the file is whole and named does not fail the open.
                     db.close()
                 }
                 if FileManager.default.fileExists(atPath: path) {
                     try faultIO.applyPowerCut(to: path, mode: mode)
                 }
-                try assertNothingOrWhole(path, context)
+                try assertNothingOrWhole(path, context, encryptionKey: encryptionKey)
             }
         }
     }

@@ -215,6 +215,52 @@ final class EncryptionTests: XCTestCase {
         try second.read { txn in XCTAssertVerifies(txn) }
     }
 
+    /// Threads reading through one handle while another handle commits: the readers' handle takes the commits
+    /// into its image while its other readers go on reading their versions (run under ThreadSanitizer by
+    /// `make tsan`). Every state a reader sees is whole, and no reader's version goes backwards.
+    func testReadersOfOneHandleWhileAnotherHandleCommits() throws {
+        let path = directory.file("threads.columnar")
+        let readers = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        defer { readers.close() }
+        try LogWorkload.ensureSchema(readers)
+        let writer = try TestDatabase(path: path, encryptionKey: testEncryptionKey)
+        defer { writer.close() }
+        let commits = 150
+        let done = Locked(false)
+        let problems = Locked<[String]>([])
+        runOnThreads(4) { index in
+            if index == 0 {
+                for _ in 0..<commits {
+                    do { try LogWorkload.commitStep(writer) } catch {
+                        problems.withLock { $0.append("commit: \(error)") }
+                        break
+                    }
+                }
+                done.withLock { $0 = true }
+                return
+            }
+            var lastSeen: Int64 = 0
+            while true {
+                let finished = done.value
+                do {
+                    let state = try readers.read { try LogWorkload.read($0) }
+                    if !LogWorkload.isConsistent(state) || state.last < lastSeen {
+                        problems.withLock { $0.append("reader \(index): last \(state.last) after \(lastSeen)") }
+                        return
+                    }
+                    lastSeen = state.last
+                } catch {
+                    problems.withLock { $0.append("reader \(index): \(error)") }
+                    return
+                }
+                if finished { break }
+            }
+        }
+        XCTAssertEqual(problems.value, [])
+        let final = try readers.read { try LogWorkload.read($0) }
+        XCTAssertEqual(final.last, Int64(commits))
+    }
+
     /// A dense copy and a compaction of an encrypted file stay encrypted (with the key given) and verify.
     func testCopiesAndCompactionOfAnEncryptedFile() throws {
         let path = directory.file("source.columnar")
