@@ -105,6 +105,8 @@ static void decode_header(columnar_inspector *insp) {
         }
     h->current_slot = -1;
     uint64_t best_version = 0;
+    /* An encrypted file opened without its key: nothing past the header can be read, so no version is judged. */
+    bool locked = identity.format_version == CF_FORMAT_VERSION_ENCRYPTED && !insp->mirror;
     for (uint32_t index = 0; index < CF_SLOT_COUNT; index++) {
         const uint8_t *sector = raw + (size_t)CF_SECTOR_BYTES * (1 + index);
         cc_slot_view view;
@@ -123,7 +125,9 @@ static void decode_header(columnar_inspector *insp) {
         info->is_zero = view.is_zero;
         info->usable = view.usable && present >= info->offset + CF_SECTOR_BYTES;
         snprintf(info->problem, sizeof info->problem, "%s", view.problem);
-        if (info->usable) {
+        if (info->usable && locked) {
+            snprintf(info->problem, sizeof info->problem, "cannot be checked without the file's encryption key");
+        } else if (info->usable) {
             info->whole = cc_version_verify(insp->base, &view.slot, info->problem, sizeof info->problem) == 0;
             if (info->whole && info->version > best_version) {
                 best_version = info->version;
@@ -150,6 +154,11 @@ static void decode_header(columnar_inspector *insp) {
         insp->status = rc;
         insp->status_offset = offset;
         snprintf(insp->status_message, sizeof insp->status_message, "%s", problem);
+    } else if (locked) {
+        insp->status = COLUMNAR_EKEY;
+        insp->status_offset = offsetof(cf_identity, key_check);
+        snprintf(insp->status_message, sizeof insp->status_message,
+                 "the file is encrypted: give its key to inspect what it holds");
     } else if (h->current_slot < 0) {
         insp->status = COLUMNAR_ECORRUPT;
         insp->status_offset = CF_SECTOR_BYTES;
@@ -232,14 +241,6 @@ int columnar_inspector_open_with_key(const char *path, const uint8_t *key, colum
     if (key && (rc = show_decrypted(insp, path, key))) goto fail;
     decode_header(insp);
     insp->header.file_size_bytes = insp->file_mapping_bytes;
-    if (insp->header.format_version == CF_FORMAT_VERSION_ENCRYPTED && !insp->mirror && insp->status == 0) {
-        /* Without the key nothing past the header can be read. */
-        insp->status = COLUMNAR_EKEY;
-        insp->status_offset = 0;
-        snprintf(insp->status_message, sizeof insp->status_message,
-                 "the file is encrypted: give its key to inspect what it holds");
-        insp->header.current_slot = -1;
-    }
     if (insp->header.current_slot >= 0) columnar_inspector_select_slot(insp, insp->header.current_slot);
     *out_inspector = insp;
     return 0;

@@ -6,7 +6,8 @@
 // engine's inspector (a private read-only mapping; no lock, no reader slot), reads the lock file with one pread
 // when `info` asks for it, and opens the database with COLUMNAR_OPEN_READ_ONLY | COLUMNAR_OPEN_NO_LOCK only to
 // read objects for `dump`. `copy` opens it read-only with its lock file (a registered reader), and `compact` goes
-// through columnar_compact, which replaces the file only when no handle has it open.
+// through columnar_compact, which replaces the file only when no handle has it open. An encrypted file's key comes
+// from --key-file or the environment (Commands/KeyOptions.swift) and reaches every one of these opens.
 
 import ArgumentParser
 
@@ -31,6 +32,13 @@ struct ColumnarInspect: ParsableCommand {
 
             On a damaged file every subcommand decodes as much as it can and lists what is wrong with the file \
             offset where it was found.
+
+            ENCRYPTED FILES
+              An encrypted file (docs/Encryption.md) is read with its 64-byte key, given in a file named by \
+            --key-file (64 raw bytes, or 128 hexadecimal characters) or in the environment variable \
+            COLUMNAR_ENCRYPTION_KEY (128 hexadecimal characters), never as a command-line value. Every \
+            subcommand then shows the file's decrypted content; without the key only the header can be shown, \
+            and the wrong key makes the file unreadable (exit 2). A key that is not 64 bytes is a usage error.
 
             EXIT STATUS
               0  the subcommand did its work and found nothing wrong

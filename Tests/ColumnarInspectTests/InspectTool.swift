@@ -54,8 +54,12 @@ enum InspectTool {
         return String(decoding: (try? handle.readToEnd()) ?? Data(), as: UTF8.self)
     }
 
-    /// Runs the tool with `arguments` and waits for it.
-    static func run(_ arguments: [String]) throws -> ToolResult {
+    /// The environment variable the tool reads an encryption key from.
+    static let keyVariable = "COLUMNAR_ENCRYPTION_KEY"
+
+    /// Runs the tool with `arguments` and waits for it. It inherits this process's environment without any
+    /// encryption key, plus `environment`.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
         let scratch = FileManager.default.temporaryDirectory
             .appendingPathComponent("columnar-inspect-output-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -69,6 +73,9 @@ enum InspectTool {
         let process = Process()
         process.executableURL = try executableURL()
         process.arguments = arguments
+        var inherited = ProcessInfo.processInfo.environment
+        inherited[keyVariable] = nil
+        process.environment = inherited.merging(environment) { _, given in given }
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice

@@ -27,9 +27,11 @@ struct SampleDatabase {
     /// Keys of "all" that were deleted.
     let deletedKeys: Set<ObjectKey>
 
-    /// Builds the database at `path` (closed afterwards).
-    static func build(at path: String, seed: UInt64 = 20_240_611) throws -> SampleDatabase {
-        let db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: clusterSize)
+    /// Builds the database at `path` (closed afterwards), encrypted with `encryptionKey` when one is given.
+    static func build(at path: String, seed: UInt64 = 20_240_611,
+                      encryptionKey: [UInt8]? = nil) throws -> SampleDatabase {
+        let db = try TestDatabase(path: path, durability: COLUMNAR_DURABILITY_UNSAFE, clusterSize: clusterSize,
+                                  encryptionKey: encryptionKey)
         defer { db.close() }
         let scratch = ValueScratch()
         let fixture = try db.write { txn in try AllTypesFixture.create(in: txn, seed: seed, targetCount: 16) }

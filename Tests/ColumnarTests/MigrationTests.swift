@@ -283,12 +283,43 @@ final class MigrationTests: RealmTestCase {
         XCTAssertEqual(try schemaVersionAtURL(url), 4)
     }
 
-    func testAnEncryptionKeyIsRefused() throws {
+    func testAnEncryptedRealmRecordsItsVersionAndMigratesOnlyWithItsKey() throws {
+        let key = Data(repeating: 7, count: 64)
+        var first = config(version: 1, types: [MigPersonV1.self])
+        first.encryptionKey = key
+        do {
+            let realm = try Realm(configuration: first)
+            try realm.write { realm.create(MigPersonV1.self, value: ["firstName": "Ann", "nickname": "a"]) }
+        }
+        XCTAssertEqual(try schemaVersionAtURL(url, encryptionKey: key), 1)
+        XCTAssertThrowsError(try schemaVersionAtURL(url)) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .fileAccess, "\(error)")
+        }
+
+        let block: MigrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "MigPerson") { _, new in new?["nickname"] = "migrated" }
+        }
+        let withoutKey = config(version: 2, types: [MigPersonV1.self], block: block)
+        let before = try Data(contentsOf: url)
+        XCTAssertThrowsError(try Realm.performMigration(for: withoutKey)) { error in
+            XCTAssertEqual((error as? Realm.Error)?.underlyingError?.code, .encryptionKeyMismatch, "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: url), before, "a refused open changes nothing")
+
+        var second = withoutKey
+        second.encryptionKey = key
+        try Realm.performMigration(for: second)
+        XCTAssertEqual(try schemaVersionAtURL(url, encryptionKey: key), 2)
+        let realm = try Realm(configuration: second)
+        XCTAssertEqual(realm.objects(MigPersonV1.self).map(\.nickname), ["migrated"])
+    }
+
+    func testAnEncryptionKeyOfAnotherLengthIsRefusedBeforeTheFileIsCreated() throws {
         var configuration = config(version: 0, types: [MigPersonV1.self])
-        configuration.encryptionKey = Data(repeating: 7, count: 64)
+        configuration.encryptionKey = Data(repeating: 7, count: 32)
         XCTAssertThrowsError(try Realm(configuration: configuration)) { error in
             XCTAssertEqual((error as? Realm.Error)?.underlyingError?.code, .misuse)
-            XCTAssertTrue("\(error)".contains("encrypt"), "\(error)")
+            XCTAssertTrue("\(error)".contains("64 bytes"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: url.path))
     }

@@ -112,6 +112,8 @@ final class RealmCompactionTests: RealmTestCase {
         try scoped {
             let realm = try openRealm()
             try realm.writeCopy(toFile: copyURL)
+            try realm.writeCopy(toFile: URL(fileURLWithPath: directory.file("key.realm")),
+                                encryptionKey: Data(repeating: 3, count: 64))
             try realm.write { realm.add(Pet(value: ["id": 9_999, "name": "after the copy"])) }
             XCTAssertThrowsError(try realm.writeCopy(toFile: copyURL)) { error in
                 XCTAssertEqual((error as? Realm.Error)?.code, .fileExists, "\(error)")
@@ -119,19 +121,23 @@ final class RealmCompactionTests: RealmTestCase {
             realm.beginWrite()
             XCTAssertThrowsError(try realm.writeCopy(toFile: URL(fileURLWithPath: directory.file("in-write.realm"))))
             realm.cancelWrite()
-            XCTAssertThrowsError(try realm.writeCopy(toFile: URL(fileURLWithPath: directory.file("key.realm")),
-                                                     encryptionKey: Data(count: 64)))
+            XCTAssertThrowsError(try realm.writeCopy(toFile: URL(fileURLWithPath: directory.file("short-key.realm")),
+                                                     encryptionKey: Data(count: 63)))
             let frozen = realm.freeze()
             try frozen.writeCopy(configuration: Realm.Configuration(
                 fileURL: URL(fileURLWithPath: directory.file("frozen-copy.realm"))))
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("in-write.realm")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory.file("short-key.realm")))
         try scoped {
             let copy = try Realm(configuration: Realm.Configuration(fileURL: copyURL))
             checkPets(copy, ids: ids)
             XCTAssertNil(copy.object(ofType: Pet.self, forPrimaryKey: 9_999), "made after the copy")
             let frozenCopy = try Realm(fileURL: URL(fileURLWithPath: directory.file("frozen-copy.realm")))
             XCTAssertEqual(frozenCopy.object(ofType: Pet.self, forPrimaryKey: 9_999)?.name, "after the copy")
+            let encryptedCopy = try Realm(configuration: Realm.Configuration(
+                fileURL: URL(fileURLWithPath: directory.file("key.realm")), encryptionKey: Data(repeating: 3, count: 64)))
+            checkPets(encryptedCopy, ids: ids)
         }
     }
 }

@@ -283,7 +283,9 @@ typedef struct columnar_open_options {
  *  Errors: -ENOENT (no file and no CREATE), -EACCES and other -errno from open/mmap, COLUMNAR_ENOTDB,
  *  COLUMNAR_EFORMAT (another format version; the message names both), COLUMNAR_ECORRUPT (no version whose record
  *  verifies, or the current version's top structures fail validation), COLUMNAR_ELOCKFILE, COLUMNAR_ESTORAGE
- *  (the recovery could not be made durable), COLUMNAR_EMISUSE (contradictory flags). */
+ *  (the recovery could not be made durable), COLUMNAR_EMISUSE (contradictory flags, a key for an in-memory
+ *  database), COLUMNAR_EKEY (an encrypted file without its key or with another key, a plain file with a key;
+ *  nothing is changed), COLUMNAR_ECORRUPT also when a sector of an encrypted file fails authentication. */
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db);
 
 /** Closes the database. Every transaction of this handle must have ended. Never writes to the data file. */
@@ -299,7 +301,8 @@ int columnar_delete_files(const char *path, bool *out_deleted);
  *  Object keys and primary keys are kept; table and column ids may differ (find them by name). Other threads and
  *  processes go on reading and writing the source meanwhile. The copy is built under `<path>.copying`, committed
  *  durably, then linked into place and the directory synced: a crash leaves no file at `path` or a complete one.
- *  `options` (may be NULL) gives the copy's cluster_size and COLUMNAR_OPEN_NO_IO_URING.
+ *  `options` (may be NULL) gives the copy's cluster_size, COLUMNAR_OPEN_NO_IO_URING and encryption_key (the copy
+ *  is encrypted with that key, whatever the source's encryption; NULL: a plain copy).
  *  Errors: -EEXIST (a file exists at `path`), -EBUSY (another copy to `path` is being written), COLUMNAR_EMISUSE (a
  *  write transaction, other open flags), -errno of creating, linking or syncing, COLUMNAR_ECORRUPT and the errors
  *  of reading the source. Nothing is left at `path` on an error. */
@@ -321,7 +324,8 @@ typedef bool (*columnar_compact_decision)(uint64_t size_bytes, uint64_t used_byt
  *  then open the new file. `decide` (may be NULL: always) sees the sizes first. The copy is built under
  *  `<real path>.compacting`, made durable, renamed over the file and the directory synced: a crash at any moment
  *  leaves the old file or the new one, complete (and perhaps the temporary file, removed by the next compaction
- *  or columnar_delete_files). `out` may be NULL.
+ *  or columnar_delete_files). `out` may be NULL. `options->encryption_key` (may be NULL) opens an encrypted
+ *  file, and its compacted copy is encrypted with the same key.
  *  Errors: -EBUSY (the file is open), -ENOENT, COLUMNAR_EMISUSE (open flags other than NO_IO_URING), the errors of
  *  opening the file and of columnar_write_copy. The file is unchanged on an error. */
 int columnar_compact(const char *path, const columnar_open_options *options, columnar_compact_decision decide,

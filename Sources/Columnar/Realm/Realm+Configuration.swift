@@ -29,8 +29,11 @@ extension Realm {
             }
         }
 
-        /// A key to encrypt the file with. Columnar does not encrypt files: opening a Realm whose configuration
-        /// has a key throws a `ColumnarError` (code `.misuse`) rather than storing the data unencrypted.
+        /// The 64-byte key the file is encrypted with (docs/Encryption.md); nil for a plain file. A new file is
+        /// created encrypted with it. Opening an encrypted file without its key or with another one, or a plain
+        /// file with a key, throws `Realm.Error` `.fileAccess` ("Realm file decryption failed") and changes
+        /// nothing; a key of another length, or a key for an in-memory Realm, is refused before anything is done.
+        /// Every Realm of a file in a process must use the same key.
         public var encryptionKey: Data?
         /// Open the file read-only: writing is refused.
         public var readOnly: Bool = false
@@ -43,9 +46,9 @@ extension Realm {
         /// Delete the file and start again, empty, instead of migrating: when the stored schema version differs
         /// from `schemaVersion`, or a class of `objectTypes` is stored with properties of other types.
         public var deleteRealmIfMigrationNeeded: Bool = false
-        /// RealmSwift's compaction at first open (given the file's total and used bytes, whether to compact).
-        /// Columnar cannot compact files yet: opening a Realm whose configuration sets it throws a `Realm.Error`
-        /// naming it, rather than ignoring the request (docs/Maintenance.md).
+        /// RealmSwift's compaction at first open: asked with the file's total and used bytes before the file's
+        /// first Realm in the process opens it, when no other process has it open; true replaces the file by a
+        /// dense copy of itself (encrypted with `encryptionKey` when the file is). Not with `readOnly`.
         public var shouldCompactOnLaunch: ((Int, Int) -> Bool)?
         /// The model classes of this Realm. nil: classes are added to the file as they are first used.
         public var objectTypes: [ObjectBase.Type]?

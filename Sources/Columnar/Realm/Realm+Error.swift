@@ -18,7 +18,8 @@ extension Realm {
         public enum Code: Int, Sendable, CustomStringConvertible {
             /// A failure that has no more specific code.
             case fail = 1
-            /// The file could not be read or written.
+            /// The file could not be read or written, or (RealmSwift's "Realm file decryption failed") its
+            /// encryption and the key given do not match.
             case fileAccess = 2
             /// The process lacks permission to open or create the file in the asked mode.
             case filePermissionDenied = 3
@@ -128,8 +129,11 @@ extension Realm {
             case let older as OlderSchemaVersion:
                 return Realm.Error(code: .schemaMismatch, message: older.description, fileURL: fileURL)
             case let error as ColumnarError:
-                return Realm.Error(code: code(for: error), message: error.description, fileURL: fileURL,
-                                   underlyingError: error)
+                // A key that does not match the file is told in RealmSwift's words too, which ported code may
+                // look for.
+                let message = error.code == .encryptionKeyMismatch
+                    ? "Realm file decryption failed: \(error.description)" : error.description
+                return Realm.Error(code: code(for: error), message: message, fileURL: fileURL, underlyingError: error)
             default:
                 return error
             }
@@ -151,6 +155,7 @@ extension Realm {
             case .lockFile: return .incompatibleLockFile
             case .mapFull: return .addressSpaceExhausted
             case .storageFailed, .poisoned: return .fileOperationFailed
+            case .encryptionKeyMismatch: return .fileAccess
             default: return .fail
             }
         }

@@ -258,13 +258,17 @@ enum RealmRegistry {
 
     private static func confinedCore(for configuration: Realm.Configuration, owner: AnyObject,
                                      make: (StorageFile) throws -> RealmCore) throws -> RealmCore {
+        try RealmOpening.checkEncryption(configuration)
         let identity = configuration.storageIdentity
         let key = ConfinedCoreKey(owner: ObjectIdentifier(owner),
                                   file: (identity.inMemory ? "memory:" : "file:") + identity.path)
         lock.lock()
         let existing = confinedCores[key]?.core
         lock.unlock()
-        if let existing { return existing }
+        if let existing {
+            try RealmOpening.checkKey(configuration, sharing: existing.file)
+            return existing
+        }
         try RealmOpening.prepare(configuration)
         let core = try make(try openFile(key: key.file, identity: identity, configuration: configuration))
         lock.lock()
@@ -275,6 +279,7 @@ enum RealmRegistry {
     }
 
     static func core(for configuration: Realm.Configuration) throws -> RealmCore {
+        try RealmOpening.checkEncryption(configuration)
         let identity = configuration.storageIdentity
         let key = (identity.inMemory ? "memory:" : "file:") + identity.path
         let table: CoreTable
@@ -285,6 +290,7 @@ enum RealmRegistry {
             Thread.current.threadDictionary[threadKey] = table
         }
         if let core = table.cores[key]?.core {
+            try RealmOpening.checkKey(configuration, sharing: core.file)
             guard core.configuration.schemaVersion == configuration.schemaVersion else {
                 throw ColumnarError(code: .misuse, message: "The Realm at '\(identity.path)' is already open on this "
                                         + "thread with schema version \(core.configuration.schemaVersion), not "
@@ -307,11 +313,15 @@ enum RealmRegistry {
                                  configuration: Realm.Configuration) throws -> StorageFile {
         lock.lock()
         defer { lock.unlock() }
-        if let file = files[key]?.file { return file }
+        if let file = files[key]?.file {
+            try RealmOpening.checkKey(configuration, sharing: file)
+            return file
+        }
         var flags: UInt32 = identity.inMemory ? COLUMNAR_OPEN_IN_MEMORY.rawValue : COLUMNAR_OPEN_CREATE.rawValue
         if configuration.readOnly && !identity.inMemory { flags = COLUMNAR_OPEN_READ_ONLY.rawValue }
         let file = try StorageFile(path: identity.path, flags: flags,
-                                   maximumVersions: UInt64(configuration.maximumNumberOfActiveVersions ?? 0))
+                                   maximumVersions: UInt64(configuration.maximumNumberOfActiveVersions ?? 0),
+                                   encryptionKey: configuration.encryptionKey)
         if files.count >= max(16, 2 * sweptFiles) {
             files = files.filter { $0.value.file != nil }
             sweptFiles = files.count

@@ -1,19 +1,36 @@
-// RealmOpening: what happens before a Realm's file is opened — refusing an encryption key, copying a seed file,
+// RealmOpening: what happens before a Realm's file is opened — checking the encryption key, copying a seed file,
 // compacting the file when the configuration asks for it.
 
 import Foundation
 import QueryVM
 
 enum RealmOpening {
-    static func encryptionUnsupported() -> ColumnarError {
-        ColumnarError(code: .misuse, message: "Columnar does not encrypt files: open the Realm with encryptionKey nil "
-                          + "(a key is refused rather than ignored, so that no data is stored unencrypted by mistake)")
+    /// Checks the configuration's encryption key before anything is looked up or touched: nil or exactly 64
+    /// bytes, and none for an in-memory Realm (the engine encrypts files only).
+    static func checkEncryption(_ configuration: Realm.Configuration) throws {
+        guard let key = configuration.encryptionKey else { return }
+        try EncryptionKey.validate(key)
+        if let identifier = configuration.inMemoryIdentifier {
+            throw ColumnarError(code: .misuse, message: "The in-memory Realm '\(identifier)' cannot be encrypted: "
+                                    + "only files are; set encryptionKey to nil")
+        }
+    }
+
+    /// Checks that `configuration` may use `file`, which this process opened for an earlier configuration: the
+    /// engine checked the key only then, so a configuration with another key (or with a key for a plain file,
+    /// or none for an encrypted one) is refused here, as the engine would refuse it.
+    static func checkKey(_ configuration: Realm.Configuration, sharing file: StorageFile) throws {
+        guard configuration.encryptionKey != file.encryptionKey else { return }
+        let what = file.encryptionKey == nil ? "is not encrypted, but an encryption key was given"
+            : configuration.encryptionKey == nil ? "is open encrypted in this process: open it with its encryption key"
+            : "is open in this process with another encryption key than the one given"
+        throw ColumnarError(code: .encryptionKeyMismatch, message: "The Realm at '\(file.path)' \(what)")
     }
 
     /// Checks the configuration, copies the seed file when the Realm has no file yet, and compacts the file when
-    /// `shouldCompactOnLaunch` asks for it.
+    /// `shouldCompactOnLaunch` asks for it. (The registry has run checkEncryption already, before looking for an
+    /// open Realm of the file.)
     static func prepare(_ configuration: Realm.Configuration) throws {
-        if configuration.encryptionKey != nil { throw encryptionUnsupported() }
         if configuration.shouldCompactOnLaunch != nil && configuration.readOnly {
             // As RealmSwift: a read-only Realm cannot replace its file.
             throw ColumnarError(code: .misuse, message: "Cannot set `shouldCompactOnLaunch` when `readOnly` is set.")

@@ -74,12 +74,12 @@ enum SchemaVersionRecord {
 }
 
 /// The schema version stored in the Realm file at `fileURL` (0 when none was recorded). The file is opened
-/// read-only. Throws a `Realm.Error` when it cannot be opened or is damaged; an encryption key is refused, as
-/// when opening.
+/// read-only, with `encryptionKey` when it is encrypted. Throws a `Realm.Error` when it cannot be opened (among
+/// others `.fileAccess` when the key does not match the file) or is damaged.
 public func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
     do {
-        if encryptionKey != nil { throw RealmOpening.encryptionUnsupported() }
-        let file = try StorageFile(path: fileURL.path, flags: COLUMNAR_OPEN_READ_ONLY.rawValue, maximumVersions: 0)
+        let file = try StorageFile(path: fileURL.path, flags: COLUMNAR_OPEN_READ_ONLY.rawValue, maximumVersions: 0,
+                                   encryptionKey: encryptionKey)
         var txn: OpaquePointer?
         try Engine.check(columnar_txn_begin_read(file.handle, &txn))
         defer { columnar_txn_rollback(txn) }

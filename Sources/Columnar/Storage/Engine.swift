@@ -6,6 +6,7 @@
 // through here: the API checks them first and stops with a message naming what was wrong.
 
 import CColumnar
+import Foundation
 import QueryVM
 
 enum Engine {
@@ -66,19 +67,28 @@ final class StorageFile: @unchecked Sendable {
     let path: String
     /// Whether the database lives in memory only (no other process can commit to it).
     let isInMemory: Bool
+    /// The key the file was opened with (nil: a plain file). The engine checks a key only when it opens the file,
+    /// so a configuration that shares this handle is checked against it instead (RealmOpening.checkKey).
+    let encryptionKey: Data?
     /// The property writes of recent commits of any process, for notifications (Notifications/CommitWriteLog.swift).
     var writeLog: CommitWriteLog { CommitWriteLog(handle: handle) }
 
-    init(path: String, flags: UInt32, maximumVersions: UInt64) throws {
+    /// columnar_open. `encryptionKey` (64 bytes, or nil for a plain file) must match the file's encryption, or the
+    /// open fails with `.encryptionKeyMismatch`; one of another length fails with `.misuse` before the file is
+    /// touched.
+    init(path: String, flags: UInt32, maximumVersions: UInt64, encryptionKey: Data? = nil) throws {
         var options = columnar_open_options()
         options.flags = flags
         options.durability = COLUMNAR_DURABILITY_FULL
         options.max_active_versions = maximumVersions
         var db: OpaquePointer?
-        try Engine.check(columnar_open(path, &options, &db))
+        try EncryptionKey.withOptions(options, key: encryptionKey) { options in
+            try Engine.check(columnar_open(path, options, &db))
+        }
         handle = db!
         self.path = path
         self.isInMemory = flags & COLUMNAR_OPEN_IN_MEMORY.rawValue != 0
+        self.encryptionKey = encryptionKey
     }
 
     deinit { columnar_close(handle) }

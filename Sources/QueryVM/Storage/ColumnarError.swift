@@ -58,6 +58,9 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
         /// The storage failed a write or sync and the file could not be brought back to a known durable state: it
         /// refuses writes until every handle has closed it (`COLUMNAR_ESTORAGE`).
         case storageFailed
+        /// The file's encryption and the key given do not match: an encrypted file opened without a key or with
+        /// another key, or a plain file opened with a key. Nothing was changed (`COLUMNAR_EKEY`).
+        case encryptionKeyMismatch
         /// An operating-system call failed with `errno` (the engine returned `-errno`).
         case io(errno: Int32)
         /// A code this version of the Swift layer does not know. The engine's error list is closed, so meeting
@@ -69,7 +72,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
         public static let engineCodes: [Code] = [
             .corrupt, .notADatabase, .unsupportedFormat, .misuse, .notFound, .alreadyExists, .wrongType,
             .nullNotAllowed, .outOfRange, .poisoned, .tooManyVersions, .readOnly, .readerTableFull, .tooBig,
-            .mapFull, .lockFile, .storageFailed,
+            .mapFull, .lockFile, .storageFailed, .encryptionKeyMismatch,
         ]
 
         /// The kind of failure for a code returned by the engine. `rawValue` must not be `COLUMNAR_OK`.
@@ -92,6 +95,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
             case COLUMNAR_EMAPFULL: self = .mapFull
             case COLUMNAR_ELOCKFILE: self = .lockFile
             case COLUMNAR_ESTORAGE: self = .storageFailed
+            case COLUMNAR_EKEY: self = .encryptionKeyMismatch
             // columnar_strerror() treats -1 ... -4095 as -errno; the same range is used here.
             case -4095 ... -1: self = .io(errno: -rawValue)
             default: self = .unknown(rawValue: rawValue)
@@ -118,6 +122,7 @@ public struct ColumnarError: Error, CustomStringConvertible, Equatable {
             case .mapFull: return COLUMNAR_EMAPFULL
             case .lockFile: return COLUMNAR_ELOCKFILE
             case .storageFailed: return COLUMNAR_ESTORAGE
+            case .encryptionKeyMismatch: return COLUMNAR_EKEY
             case .io(let errno): return -errno
             case .unknown(let rawValue): return rawValue
             }

@@ -21,15 +21,21 @@ struct CompactCommand: ParsableCommand {
             --if-unused-above PERCENT compacts only when at least that share of the file is not used by the \
             latest version (free space, and space the file has grown into but not filled).
 
+            An encrypted file is read with the key of --key-file or the environment variable \
+            COLUMNAR_ENCRYPTION_KEY, and its compacted copy is encrypted with the same key. To encrypt, decrypt \
+            or change the key of a file, write a copy with `copy`.
+
             EXIT STATUS
               0  compacted, or left alone because --if-unused-above was not reached
-              2  the file cannot be read or the compaction failed (the file is unchanged)
+              2  the file cannot be read (also: an encrypted file without its key, or the wrong key) or the \
+            compaction failed (the file is unchanged)
               3  the file is open: nothing was done
-              64 the command line was wrong
+              64 the command line was wrong (also: a key that is not 64 bytes, or not hexadecimal)
 
             EXAMPLES
               columnar-inspect compact data.columnar
               columnar-inspect compact --if-unused-above 50 --json data.columnar
+              COLUMNAR_ENCRYPTION_KEY=$(cat data.key.hex) columnar-inspect compact encrypted.columnar
             """)
 
     @OptionGroup var options: FileOptions
@@ -60,18 +66,18 @@ struct CompactCommand: ParsableCommand {
     }
 
     func run() throws {
+        let key = try options.encryptionKey()
         var result = columnar_compact_result()
-        let rc: Int32
-        if let ifUnusedAbove {
+        // The key both reads the file and encrypts its compacted copy (columnar_compact).
+        let rc: Int32 = key.withOptions(columnar_open_options()) { compactOptions in
+            guard let ifUnusedAbove else { return columnar_compact(options.file, compactOptions, nil, nil, &result) }
             let threshold = Threshold(ifUnusedAbove)
-            rc = withExtendedLifetime(threshold) {
-                columnar_compact(options.file, nil, { size, used, context in
+            return withExtendedLifetime(threshold) {
+                columnar_compact(options.file, compactOptions, { size, used, context in
                     let percent = Unmanaged<Threshold>.fromOpaque(context!).takeUnretainedValue().percent
                     return size > 0 && Double(size - min(used, size)) * 100 >= percent * Double(size)
                 }, Unmanaged.passUnretained(threshold).toOpaque(), &result)
             }
-        } else {
-            rc = columnar_compact(options.file, nil, nil, nil, &result)
         }
         let status = rc == -EBUSY ? "open" : rc != COLUMNAR_OK ? "failed" : result.compacted ? "compacted"
                                                                                              : "left alone"
@@ -80,7 +86,7 @@ struct CompactCommand: ParsableCommand {
                             sizeBeforeBytes: known ? result.size_before_bytes : nil,
                             usedBeforeBytes: known ? result.used_before_bytes : nil,
                             sizeAfterBytes: known && result.compacted ? result.size_after_bytes : nil,
-                            error: known ? nil : String(cString: columnar_last_error().pointee.message))
+                            error: known ? nil : EngineFailure(code: rc).message + keyAdvice(rc, key: key))
         try Output.report(report, json: options.json) { render(report) }
         switch status {
         case "open": throw ExitCode(3)

@@ -81,16 +81,18 @@ struct DumpCommand: ParsableCommand {
     }
 
     func run() throws {
+        let key = try options.encryptionKey()
         let database: ReadOnlyDatabase
         do {
-            database = try ReadOnlyDatabase(path: options.file)
+            database = try ReadOnlyDatabase(path: options.file, key: key)
         } catch let failure as EngineFailure {
             let findings = failure.isCorruption ? [Finding(offset: failure.offset, what: failure.message)] : []
-            try Opening.unreadable(options, "the engine cannot open the file: \(failure.message)", findings: findings)
+            try Opening.unreadable(options, "the engine cannot open the file: \(failure.message)"
+                                       + keyAdvice(failure.code, key: key), findings: findings)
         }
         // The engine opens the highest whole version; when a slot above it is not whole, the rows come from an
         // older version than the latest written one, and the user must be told.
-        let headerFindings = (try? Inspector(path: options.file))?.headerFindings() ?? []
+        let headerFindings = (try? Inspector(path: options.file, key: key))?.headerFindings() ?? []
         let tableID: UInt32
         do {
             tableID = try database.findTable(table)

@@ -1,5 +1,5 @@
-// FileOptions.swift — the arguments every subcommand shares (the file, --json, --slot) and the one way they open
-// a file: through the inspector, reporting an unreadable file the same way everywhere.
+// FileOptions.swift — the arguments every subcommand shares (the file, --json, --key-file, --slot) and the one way
+// they open a file: through the inspector, reporting an unreadable file the same way everywhere.
 
 import ArgumentParser
 import CColumnar
@@ -11,6 +11,11 @@ struct FileOptions: ParsableArguments {
 
     @Flag(help: "Print one JSON document instead of text.")
     var json = false
+
+    @OptionGroup var keyOptions: KeyOptions
+
+    /// The file's encryption key, when one is given (KeyOptions).
+    func encryptionKey() throws -> EncryptionKey? { try keyOptions.key() }
 }
 
 struct SlotOption: ParsableArguments {
@@ -41,12 +46,15 @@ enum Opening {
     /// Opens `options.file` and selects `slot` (nil: the current slot, the highest whole version). When nothing
     /// can be inspected (the file cannot be opened, the slot asked for is not usable, or no version is whole and
     /// `needsVersion`), prints why and throws exit status 2.
+    /// The file is opened with its encryption key when one is given (KeyOptions); a key that does not match the
+    /// file makes it unreadable.
     static func inspector(_ options: FileOptions, slot: Int?, needsVersion: Bool = true) throws -> Inspector {
+        let key = try options.encryptionKey()
         let inspector: Inspector
         do {
-            inspector = try Inspector(path: options.file)
+            inspector = try Inspector(path: options.file, key: key)
         } catch let failure as EngineFailure {
-            try unreadable(options, failure.message, findings: [])
+            try unreadable(options, failure.message + keyAdvice(failure.code, key: key), findings: [])
         }
         if let slot {
             do {

@@ -24,6 +24,10 @@ struct HeaderCommand: ParsableCommand {
             version before it, as if the commit had never happened; the next writer's repair clears that slot. An \
             older version may stop being whole once later commits reuse the space it freed; that is normal.
 
+            An encrypted file (format version 3: version 2's content in encrypted sectors) keeps its header in the \
+            clear, so the identity and the slots are shown without its key; whether a version is whole can only \
+            be told with the key (--key-file or COLUMNAR_ENCRYPTION_KEY).
+
             The header is decoded field by field from the raw bytes even when the engine would refuse the file, \
             so this works on a file with a bad magic number, another format version or damaged slots. For each \
             slot the output says whether its checksum holds and whether it is empty, not usable, usable but not \
@@ -72,6 +76,10 @@ struct HeaderCommand: ParsableCommand {
         let magic: String
         let magicValid: Bool
         let formatVersion: UInt32
+        /// Whether the file is encrypted (columnar_header_info.encryption, of a sound identity sector).
+        let encrypted: Bool
+        /// Encrypted and inspected without its key: whether a slot's version is whole is unknown.
+        let keyMissing: Bool
         let headerBytes: UInt32
         let sectorBytes: UInt32
         let slotCount: UInt32
@@ -103,7 +111,8 @@ struct HeaderCommand: ParsableCommand {
         let report = Report(
             file: options.file, fileSizeBytes: header.file_size_bytes,
             magic: String(decoding: magicBytes.map { $0 >= 32 && $0 < 127 ? $0 : UInt8(ascii: ".") }, as: UTF8.self),
-            magicValid: header.magic_valid, formatVersion: header.format_version, headerBytes: header.header_bytes,
+            magicValid: header.magic_valid, formatVersion: header.format_version, encrypted: inspector.isEncrypted,
+            keyMissing: inspector.isEncryptedWithoutKey, headerBytes: header.header_bytes,
             sectorBytes: header.sector_bytes, slotCount: header.slot_count,
             fileId: withUnsafeBytes(of: header.file_id) { Format.hex($0) },
             identityStoredChecksum: hex32(header.stored_checksum),
@@ -120,8 +129,11 @@ struct HeaderCommand: ParsableCommand {
         fields.append("File", report.file)
         fields.append("File size", Format.bytes(report.fileSizeBytes))
         fields.append("Magic", "\(report.magic) (\(report.magicValid ? "valid" : "NOT a Columnar magic number"))")
+        let readable = report.formatVersion == 2 || (report.formatVersion == 3 && report.encrypted)
         fields.append("Format version", "\(report.formatVersion)"
-                      + (report.formatVersion == 2 ? "" : " (this tool reads version 2)"))
+                      + (readable ? "" : " (this tool reads version 2, and 3 for an encrypted file)"))
+        fields.append("Encryption", !report.encrypted ? "none"
+                      : "encrypted" + (report.keyMissing ? " (no key given: only the header can be read)" : ""))
         let geometry = "\(report.headerBytes) bytes: an identity sector and \(report.slotCount) commit slots of "
             + "\(report.sectorBytes) bytes"
         let expected = report.headerBytes == Inspector.headerBytes && report.sectorBytes == Inspector.sectorBytes
@@ -133,6 +145,8 @@ struct HeaderCommand: ParsableCommand {
         if let current = report.currentSlot {
             fields.append("Current", "version \(report.slots[current].version) (slot \(current)), the highest "
                           + "whole version")
+        } else if report.keyMissing {
+            fields.append("Current", "unknown without the key")
         } else {
             fields.append("Current", "none: no slot holds a whole version")
         }
@@ -141,7 +155,8 @@ struct HeaderCommand: ParsableCommand {
         for slot in report.slots {
             let checksum = slot.checksumValid ? "\(slot.storedChecksum) ok"
                 : "\(slot.storedChecksum) FAILS (computed \(slot.computedChecksum))"
-            var state = slot.empty ? "empty" : slot.whole ? "whole" : slot.usable ? "usable, NOT whole" : "NOT usable"
+            var state = slot.empty ? "empty" : slot.whole ? "whole" : !slot.usable ? "NOT usable"
+                : report.keyMissing ? "usable, whole unknown without the key" : "usable, NOT whole"
             if slot.nodesSynced && slot.usable { state += ", nodes synced first" }
             if slot.current { state += ", current" }
             // A slot that fails its checksum may hold anything: its fields are shown raw all the same.
@@ -152,7 +167,7 @@ struct HeaderCommand: ParsableCommand {
         }
         var text = fields.render() + "\n\n" + table.render()
         let currentVersion = report.currentVersion ?? 0
-        let notWhole = report.slots.filter { !$0.empty && !$0.whole }
+        let notWhole = report.slots.filter { !$0.empty && !$0.whole && !(report.keyMissing && $0.usable) }
         if !notWhole.isEmpty {
             text += "\n\nWhy not whole:\n" + notWhole.map { slot in
                 let older = slot.usable && slot.version < currentVersion

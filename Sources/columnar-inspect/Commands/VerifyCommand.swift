@@ -31,11 +31,16 @@ struct VerifyCommand: ParsableCommand {
               0  every file is sound
               1  findings (listed with offsets)
               2  a file cannot be read at all: missing, unreadable, not a Columnar file, another format \
-            version, no whole version, or a --slot that is not usable (with the reasons as findings)
+            version, no whole version, a --slot that is not usable (with the reasons as findings), or an \
+            encrypted file without its key or with another key
+
+            An encrypted file is verified decrypted, with the key of --key-file or COLUMNAR_ENCRYPTION_KEY (the \
+            same key for every file given); without it only its header is checked.
 
             EXAMPLES
               columnar-inspect verify data.columnar
               columnar-inspect verify --json *.columnar
+              columnar-inspect verify --key-file data.key encrypted.columnar
             """)
 
     @Argument(help: ArgumentHelp("The database files.", valueName: "file"))
@@ -45,6 +50,8 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     @OptionGroup var slotOption: SlotOption
+
+    @OptionGroup var keyOptions: KeyOptions
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("give at least one file") }
@@ -60,10 +67,11 @@ struct VerifyCommand: ParsableCommand {
     }
 
     func run() throws {
+        let key = try keyOptions.key()
         var reports: [Report] = []
         var worst: Int32 = 0
         for file in files {
-            let report = verify(file)
+            let report = verify(file, key: key)
             reports.append(report)
             let code: Int32 = report.status == "sound" ? 0 : report.status == "findings" ? 1 : 2
             worst = max(worst, code)
@@ -75,15 +83,18 @@ struct VerifyCommand: ParsableCommand {
         throw ExitCode(worst)
     }
 
-    /// Verifies one file.
-    func verify(_ file: String) -> Report {
+    /// Verifies one file, decrypted with `key` when it is given.
+    func verify(_ file: String, key: EncryptionKey?) -> Report {
         func unreadable(_ findings: [Finding]) -> Report {
             Report(file: file, status: "unreadable", version: nil, slot: nil, findingCount: findings.count,
                    findings: findings)
         }
         let inspector: Inspector
         do {
-            inspector = try Inspector(path: file)
+            inspector = try Inspector(path: file, key: key)
+        } catch let failure as EngineFailure {
+            return unreadable([Finding(offset: failure.offset,
+                                       what: "cannot open: \(failure)" + keyAdvice(failure.code, key: key))])
         } catch {
             return unreadable([Finding(offset: 0, what: "cannot open: \(error)")])
         }

@@ -8,12 +8,13 @@ final class ReadOnlyDatabase {
     private let db: OpaquePointer
     private let txn: OpaquePointer
 
-    /// columnar_open (read-only, no lock file) and columnar_txn_begin_read.
-    init(path: String) throws {
+    /// columnar_open (read-only, no lock file, with the file's encryption key when it is encrypted) and
+    /// columnar_txn_begin_read.
+    init(path: String, key: EncryptionKey? = nil) throws {
         var options = columnar_open_options()
         options.flags = COLUMNAR_OPEN_READ_ONLY.rawValue | COLUMNAR_OPEN_NO_LOCK.rawValue
         var opened: OpaquePointer?
-        try check(columnar_open(path, &options, &opened))
+        try key.withOptions(options) { options in try check(columnar_open(path, options, &opened)) }
         db = opened!
         var began: OpaquePointer?
         let code = columnar_txn_begin_read(db, &began)

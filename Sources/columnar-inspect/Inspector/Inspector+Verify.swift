@@ -26,7 +26,8 @@ extension Inspector {
     /// file, a reserved byte that is not zero, a written slot that fails its checksum or is not usable, and a
     /// slot above the current version whose version is not whole (a commit that did not reach the disk whole: a
     /// crash or a failed sync cut it short, and the next writer's repair removes it). An empty slot is normal, and
-    /// so is an older version that is no longer whole (later commits may reuse the space it freed).
+    /// so is an older version that is no longer whole (later commits may reuse the space it freed). Without the key
+    /// of an encrypted file whether a version is whole cannot be told, and is not reported.
     func headerFindings() -> [Finding] {
         let header = self.header
         var findings: [Finding] = []
@@ -48,7 +49,7 @@ extension Inspector {
             } else if !slot.usable {
                 findings.append(Finding(offset: slot.offset, what: "header slot \(index) (offset \(slot.offset), "
                     + "version \(slot.version)) is not usable: it \(problem)" + opens))
-            } else if !slot.whole && slot.version > current?.version ?? 0 {
+            } else if !slot.whole && slot.version > current?.version ?? 0 && !isEncryptedWithoutKey {
                 findings.append(Finding(offset: slot.offset, what: "header slot \(index) (offset \(slot.offset)) "
                     + "holds version \(slot.version), which is not whole (a commit cut short by a crash or a failed "
                     + "sync; the next writer's repair removes it): \(problem)" + opens))

@@ -48,15 +48,20 @@ func check(_ code: Int32) throws {
 final class Inspector {
     let path: String
     let handle: OpaquePointer
+    /// The key the file was opened with, for the advice a key mismatch comes with (keyAdvice).
+    private let key: EncryptionKey?
     /// Table and column names, read once (nil while the schema cannot be read).
     private var tableNameCache: [UInt32: String] = [:]
     private var columnNameCache: [UInt64: String] = [:]
 
-    /// columnar_inspector_open. Fails only when the file cannot be opened or mapped (a damaged file opens).
-    init(path: String) throws {
+    /// columnar_inspector_open_with_key. Fails when the file cannot be opened or mapped, or when `key` is given and
+    /// the file is not encrypted with it (COLUMNAR_EKEY); a damaged file opens, and so does an encrypted one
+    /// without a key (its status is then COLUMNAR_EKEY and only its header can be inspected).
+    init(path: String, key: EncryptionKey? = nil) throws {
         self.path = path
+        self.key = key
         var opened: OpaquePointer?
-        try check(columnar_inspector_open(path, &opened))
+        try key.withUnsafeKeyBytes { bytes in try check(columnar_inspector_open_with_key(path, bytes, &opened)) }
         handle = opened!
     }
 
@@ -76,13 +81,25 @@ final class Inspector {
         return withUnsafeBytes(of: &header.slots) { Array($0.bindMemory(to: columnar_slot_info.self)) }
     }
 
-    /// columnar_inspector_status: 0, or why the engine would refuse the file.
+    /// Whether the file is encrypted, as its identity sector says (when that sector is sound: the bytes of a file
+    /// that is not a database say nothing).
+    var isEncrypted: Bool {
+        let header = self.header
+        return header.magic_valid && header.identity_checksum_valid && header.encryption != 0
+    }
+
+    /// Whether the file is encrypted and no key was given: only its header, which is not encrypted, can be read.
+    var isEncryptedWithoutKey: Bool { key == nil && isEncrypted }
+
+    /// columnar_inspector_status: 0, or why the engine would refuse the file (for an encrypted file without its
+    /// key, with how to give it).
     var status: EngineFailure? {
         var message: UnsafePointer<CChar>?
         var offset: UInt64 = 0
         let code = columnar_inspector_status(handle, &message, &offset)
+        let text = message.map { String(cString: $0) } ?? ""
         if code == COLUMNAR_OK { return nil }
-        return EngineFailure(code: code, message: message.map { String(cString: $0) } ?? "", offset: offset)
+        return EngineFailure(code: code, message: text + keyAdvice(code, key: key), offset: offset)
     }
 
     /// columnar_inspector_select_slot.
