@@ -215,7 +215,7 @@ static int attach_encryption(columnar_db *db, const char *path, const cf_identit
 
 /* An encrypted file whose sectors fail authentication below what any slot names was damaged or changed: no crash
  * leaves such a sector (each is written whole or not at all, and both authenticate; space allocated but never
- * written reads as zeros and is told apart). Refused at open, rather than opened at an older version as recovery
+ * written is all zeros and reads as zeros). Refused at open, rather than opened at an older version as recovery
  * would for a torn commit. */
 static int refuse_tampered(columnar_db *db, const char *path, const cc_header *header) {
     uint64_t below = 0;
@@ -227,7 +227,7 @@ static int refuse_tampered(columnar_db *db, const char *path, const cc_header *h
     int rc = cc_map_ensure(&db->map, db->fd, below);
     if (rc) return rc;
     uint64_t sector = 0;
-    if (!cc_mirror_first_tampered(db->map.mirror, below, &sector)) return 0;
+    if (cc_mirror_damage(db->map.mirror, below, &sector, 1) == 0) return 0;
     return CC_CORRUPT(cc_crypt_sector_logical(sector), "%s: encrypted sector %llu (file offset %llu) fails "
                       "authentication: the file was damaged or changed there", path, (unsigned long long)sector,
                       (unsigned long long)cc_crypt_sector_physical(sector));

@@ -47,7 +47,7 @@ struct cc_mirror {
     uint8_t (*ivs)[CC_CRYPT_IV_BYTES];  /* per covered sector: the IV of what `plain` holds */
     uint64_t covered;              /* sectors whose content is in `plain` */
     uint64_t ivs_capacity;
-    uint64_t *damaged;             /* sectors that failed authentication: index x 2 + (1 if all zeros), ascending */
+    uint64_t *damaged;             /* indexes of sectors that failed authentication, ascending */
     size_t damaged_count, damaged_capacity;
     _Atomic uint64_t covered_bytes;/* logical bytes readable in `plain` */
     _Atomic uint64_t version;      /* the newest version whose content `plain` holds */
@@ -64,20 +64,15 @@ static size_t damage_find(const cc_mirror *m, uint64_t sector) {
     size_t lo = 0, hi = m->damaged_count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (m->damaged[mid] >> 1 < sector) lo = mid + 1;
+        if (m->damaged[mid] < sector) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
 
-/* `blank`: the sector is all zeros, as space the file system allocated but nobody wrote reads (a commit that grew
- * the file and was cut off before its sectors reached the disk). Any other failure is damage or tampering. */
-static int damage_add(cc_mirror *m, uint64_t sector, bool blank) {
+static int damage_add(cc_mirror *m, uint64_t sector) {
     size_t at = damage_find(m, sector);
-    if (at < m->damaged_count && m->damaged[at] >> 1 == sector) {
-        m->damaged[at] = sector * 2 + blank;
-        return 0;
-    }
+    if (at < m->damaged_count && m->damaged[at] == sector) return 0;
     if (m->damaged_count == m->damaged_capacity) {
         size_t capacity = m->damaged_capacity ? m->damaged_capacity * 2 : 16;
         uint64_t *grown = realloc(m->damaged, capacity * sizeof *grown);
@@ -86,7 +81,7 @@ static int damage_add(cc_mirror *m, uint64_t sector, bool blank) {
         m->damaged_capacity = capacity;
     }
     memmove(m->damaged + at + 1, m->damaged + at, (m->damaged_count - at) * sizeof *m->damaged);
-    m->damaged[at] = sector * 2 + blank;
+    m->damaged[at] = sector;
     m->damaged_count++;
     return 0;
 }
@@ -94,13 +89,13 @@ static int damage_add(cc_mirror *m, uint64_t sector, bool blank) {
 static void damage_remove(cc_mirror *m, uint64_t sector) {
     if (!m->damaged_count) return;
     size_t at = damage_find(m, sector);
-    if (at == m->damaged_count || m->damaged[at] >> 1 != sector) return;
+    if (at == m->damaged_count || m->damaged[at] != sector) return;
     memmove(m->damaged + at, m->damaged + at + 1, (m->damaged_count - at - 1) * sizeof *m->damaged);
     m->damaged_count--;
 }
 
 static void damage_publish(cc_mirror *m, uint64_t used_size) {
-    bool below = m->damaged_count && cc_crypt_sector_logical(m->damaged[0] >> 1) < used_size;
+    bool below = m->damaged_count && cc_crypt_sector_logical(m->damaged[0]) < used_size;
     if (below && m->suspect) atomic_store_explicit(m->suspect, true, memory_order_release);
 }
 
@@ -193,10 +188,16 @@ static int cover(cc_mirror *m, int fd, uint64_t logical, bool beyond_end) {
             memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
             continue;
         }
+        const uint8_t *sector = m->file.base + cc_crypt_sector_physical(s);
+        if (all_zero(sector, CC_CRYPT_SECTOR_BYTES)) {
+            /* Allocated, never written (the file grew and the sealed sectors did not follow, or have not yet). */
+            memset(to, 0, CC_CRYPT_PAYLOAD_BYTES);
+            memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
+            continue;
+        }
         if (!open_sector(m, s, to, m->ivs[s], false)) {
             memset(to, DAMAGE_FILL, CC_CRYPT_PAYLOAD_BYTES);
-            bool blank = all_zero(m->file.base + cc_crypt_sector_physical(s), CC_CRYPT_SECTOR_BYTES);
-            if ((rc = damage_add(m, s, blank))) return rc;
+            if ((rc = damage_add(m, s))) return rc;
         }
     }
     m->covered = needed;
@@ -393,7 +394,12 @@ int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size
         for (uint64_t s = 0; s < last; s++) {
             if (memcmp(m->file.base + cc_crypt_sector_physical(s), m->ivs[s], CC_CRYPT_IV_BYTES) == 0) continue;
             uint8_t *to = m->plain + cc_crypt_sector_logical(s);
-            if (open_sector(m, s, fresh, iv, true)) {
+            if (all_zero(m->file.base + cc_crypt_sector_physical(s), CC_CRYPT_SECTOR_BYTES)) {
+                memset(fresh, 0, sizeof fresh);
+                store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
+                memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
+                damage_remove(m, s);
+            } else if (open_sector(m, s, fresh, iv, true)) {
                 store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
                 memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
                 damage_remove(m, s);
@@ -401,8 +407,7 @@ int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size
                 memset(fresh, DAMAGE_FILL, sizeof fresh);
                 store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
                 memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
-                bool blank = all_zero(m->file.base + cc_crypt_sector_physical(s), CC_CRYPT_SECTOR_BYTES);
-                if ((rc = damage_add(m, s, blank))) goto done;
+                if ((rc = damage_add(m, s))) goto done;
             }
         }
         atomic_store_explicit(&m->version, version, memory_order_release);
@@ -420,29 +425,13 @@ void cc_mirror_note_version(cc_mirror *m, uint64_t version) {
     pthread_mutex_unlock(&m->mutex);
 }
 
-size_t cc_mirror_damage(cc_mirror *m, uint64_t used_size, uint64_t *out_sectors, bool *out_blank, size_t capacity) {
+size_t cc_mirror_damage(cc_mirror *m, uint64_t below, uint64_t *out_sectors, size_t capacity) {
     pthread_mutex_lock(&m->mutex);
     size_t count = 0;
-    for (size_t i = 0; i < m->damaged_count && cc_crypt_sector_logical(m->damaged[i] >> 1) < used_size; i++) {
-        if (count < capacity) {
-            out_sectors[count] = m->damaged[i] >> 1;
-            out_blank[count] = m->damaged[i] & 1;
-        }
+    for (size_t i = 0; i < m->damaged_count && cc_crypt_sector_logical(m->damaged[i]) < below; i++) {
+        if (count < capacity) out_sectors[count] = m->damaged[i];
         count++;
     }
     pthread_mutex_unlock(&m->mutex);
     return count;
-}
-
-bool cc_mirror_first_tampered(cc_mirror *m, uint64_t below, uint64_t *out_sector) {
-    pthread_mutex_lock(&m->mutex);
-    bool found = false;
-    for (size_t i = 0; i < m->damaged_count && cc_crypt_sector_logical(m->damaged[i] >> 1) < below; i++)
-        if (!(m->damaged[i] & 1)) {
-            *out_sector = m->damaged[i] >> 1;
-            found = true;
-            break;
-        }
-    pthread_mutex_unlock(&m->mutex);
-    return found;
 }

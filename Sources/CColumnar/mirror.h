@@ -31,11 +31,10 @@ int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical);
 int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size);
 /* This handle committed `version` through the mirror's I/O layer, so the image holds it. */
 void cc_mirror_note_version(cc_mirror *m, uint64_t version);
-/* The sectors that failed authentication and start below `used_size`: their count, and the first `capacity`
- * indexes, each with whether it is blank (all zeros: allocated, never written). */
-size_t cc_mirror_damage(cc_mirror *m, uint64_t used_size, uint64_t *out_sectors, bool *out_blank, size_t capacity);
-/* Whether a sector below `below` failed authentication while not blank: damage or tampering, which no crash can
- * cause (a sector is written whole or not at all, and both authenticate). */
-bool cc_mirror_first_tampered(cc_mirror *m, uint64_t below, uint64_t *out_sector);
+/* The sectors that failed authentication and start below `below`: their count, and the first `capacity` indexes.
+ * (A sector of 512 zero bytes is not among them: it was allocated and never written, and reads as zeros.) Such a
+ * sector is damage or tampering, which no crash can cause: a sector is written whole or not at all, and both
+ * authenticate. */
+size_t cc_mirror_damage(cc_mirror *m, uint64_t below, uint64_t *out_sectors, size_t capacity);
 
 #endif /* COLUMNAR_MIRROR_H */

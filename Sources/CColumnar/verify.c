@@ -1642,15 +1642,14 @@ static void check_sectors(verifier *v) {
     cc_mirror *mirror = v->txn->db->map.mirror;
     if (!mirror) return;
     uint64_t sectors[16];
-    bool blank[16];
-    size_t count = cc_mirror_damage(mirror, v->used_size, sectors, blank, 16);
+    size_t count = cc_mirror_damage(mirror, v->used_size, sectors, 16);
     for (size_t i = 0; i < count && i < 16; i++)
         report(v, cc_crypt_sector_logical(sectors[i]),
-               "encrypted sector %llu (logical bytes %llu .. %llu, file offset %llu) fails authentication: %s",
-               (unsigned long long)sectors[i], (unsigned long long)cc_crypt_sector_logical(sectors[i]),
+               "encrypted sector %llu (logical bytes %llu .. %llu, file offset %llu) fails authentication: the file "
+               "was damaged or changed there", (unsigned long long)sectors[i],
+               (unsigned long long)cc_crypt_sector_logical(sectors[i]),
                (unsigned long long)cc_crypt_sector_logical(sectors[i] + 1) - 1,
-               (unsigned long long)cc_crypt_sector_physical(sectors[i]),
-               blank[i] ? "it was never written (all zeros)" : "the file was damaged or changed there");
+               (unsigned long long)cc_crypt_sector_physical(sectors[i]));
     if (count > 16)
         report(v, cc_crypt_sector_logical(sectors[15]), "%llu more encrypted sectors fail authentication",
                (unsigned long long)(count - 16));

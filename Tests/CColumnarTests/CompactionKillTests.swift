@@ -17,8 +17,8 @@ final class CompactionKillTests: XCTestCase {
     private static let seed: UInt64 = 11
 
     /// The all-types fixture with every third row deleted, so that compaction has work to do.
-    private func makePristine(_ path: String) throws -> [UInt64: ObjectKey] {
-        let db = try TestDatabase(path: path)
+    private func makePristine(_ path: String, encryptionKey: [UInt8]?) throws -> [UInt64: ObjectKey] {
+        let db = try TestDatabase(path: path, encryptionKey: encryptionKey)
         defer { db.close() }
         var kept: [UInt64: ObjectKey] = [:]
         try db.write { txn in
@@ -33,8 +33,9 @@ final class CompactionKillTests: XCTestCase {
     }
 
     /// Opens `path` as an application would after the crash and checks every object. Returns the file's inode.
-    private func checkIntact(_ path: String, kept: [UInt64: ObjectKey], iteration: Int) throws -> UInt64 {
-        let db = try TestDatabase(path: path, flags: [])
+    private func checkIntact(_ path: String, kept: [UInt64: ObjectKey], iteration: Int,
+                             encryptionKey: [UInt8]?) throws -> UInt64 {
+        let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
         defer { db.close() }
         try db.read { txn in
             XCTAssertVerifies(txn, "after kill \(iteration)")
@@ -55,19 +56,30 @@ final class CompactionKillTests: XCTestCase {
 
     func testAKilledCompactionLeavesTheOldOrTheNewFileComplete() throws {
         let iterations = ProcessInfo.processInfo.environment["COLUMNAR_COMPACTION_KILLS"].flatMap { Int($0) } ?? 100
+        try killCompactions(iterations: iterations, encryptionKey: nil)
+    }
+
+    /// The same for an encrypted file, whose compacted copy is encrypted with the same key.
+    func testAKilledCompactionOfAnEncryptedFileLeavesTheOldOrTheNewFileComplete() throws {
+        let iterations = ProcessInfo.processInfo.environment["COLUMNAR_COMPACTION_KILLS"].flatMap { Int($0) } ?? 100
+        try killCompactions(iterations: max(iterations / 3, 1), encryptionKey: testEncryptionKey)
+    }
+
+    private func killCompactions(iterations: Int, encryptionKey: [UInt8]?) throws {
         let pristine = directory.file("pristine.columnar")
-        let kept = try makePristine(pristine)
+        let kept = try makePristine(pristine, encryptionKey: encryptionKey)
         let path = directory.file("db.columnar")
+        let compactArguments = ["compact", path] + (encryptionKey == nil ? [] : ["--encrypted"])
 
         // One compaction run to the end gives the span to kill within: from its start to a little past its end.
         try FileManager.default.copyItem(atPath: pristine, toPath: path)
-        let measured = try WorkerProcess(["compact", path])
+        let measured = try WorkerProcess(compactArguments)
         try measured.waitForSuccess()
         guard let report = measured.outputLines.last, report.hasPrefix("compacted "),
               let microseconds = Double(report.dropFirst("compacted ".count))
         else { throw TestFailure("the compaction worker printed \(measured.outputLines)") }
         let span = microseconds / 1_000_000
-        _ = try checkIntact(path, kept: kept, iteration: -1)
+        _ = try checkIntact(path, kept: kept, iteration: -1, encryptionKey: encryptionKey)
 
         var generator = SeededGenerator(seed: 0xC0FFEE)
         var oldCount = 0, newCount = 0, finished = 0
@@ -79,7 +91,7 @@ final class CompactionKillTests: XCTestCase {
             stat(path, &status)
             let oldInode = UInt64(status.st_ino)
 
-            let worker = try WorkerProcess(["compact", path])
+            let worker = try WorkerProcess(compactArguments)
             XCTAssertTrue(worker.waitForFirstLine(timeout: 30), "the compaction worker did not start")
             usleep(UInt32(Double.random(in: 0...(span * 1.2), using: &generator) * 1_000_000))
             worker.kill()
@@ -88,16 +100,20 @@ final class CompactionKillTests: XCTestCase {
                 XCTAssertEqual(exitStatus, 0, "iteration \(iteration): the compaction failed by itself")
                 finished += 1
             }
-            let inode = try checkIntact(path, kept: kept, iteration: iteration)
+            let inode = try checkIntact(path, kept: kept, iteration: iteration, encryptionKey: encryptionKey)
             if inode == oldInode { oldCount += 1 } else { newCount += 1 }
             if testRun?.failureCount ?? 0 > 0 { break }
         }
         // What a killed compaction left beside the file goes with the next one.
-        try check(columnar_compact(path, nil, nil, nil, nil), "columnar_compact after the kills")
+        var options = columnar_open_options()
+        try (encryptionKey ?? []).withUnsafeBufferPointer { key in
+            options.encryption_key = encryptionKey == nil ? nil : key.baseAddress
+            try check(columnar_compact(path, &options, nil, nil, nil), "columnar_compact after the kills")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".compacting"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".compacting.lock"))
-        _ = try checkIntact(path, kept: kept, iteration: iterations)
-        print("compaction kills: \(iterations) (span \(Int(span * 1000)) ms): old file \(oldCount), new file "
+        _ = try checkIntact(path, kept: kept, iteration: iterations, encryptionKey: encryptionKey)
+        print("compaction kills\(encryptionKey == nil ? "" : " (encrypted)"): \(iterations) (span \(Int(span * 1000)) ms): old file \(oldCount), new file "
               + "\(newCount), of which \(finished) finished before the kill")
     }
 }

@@ -24,9 +24,11 @@
 //   ColumnarTestWorker powercut-campaign ... | campaign-writer ...
 //       The power-cut campaign and its writers (PowerCutCampaign.swift).
 //
-//   ColumnarTestWorker compact PATH
+//   ColumnarTestWorker compact PATH [--encrypted]
 //       Prints "compacting", compacts PATH (columnar_compact) and prints "compacted MICROSECONDS" (the time it
 //       took), or "busy" when the file is open. The compaction kill campaign kills it at random moments.
+//       --encrypted (here, after increment's COUNT, and among commit-loop's options): the file is encrypted with
+//       the tests' key.
 //
 //   ColumnarTestWorker increment PATH COUNT [--encrypted]
 //       Runs COUNT write transactions, each reading counter.value and writing value + 1 (table "counter", INT
@@ -305,11 +307,15 @@ func increment(path: String, count: Int, encrypted: Bool) throws {
 }
 
 /// Prints "compacting", compacts PATH (columnar_compact) and prints "compacted MICROSECONDS" or "busy".
-func compact(path: String) throws {
+func compact(path: String, encrypted: Bool) throws {
     emit("compacting")
     var start = timespec(), end = timespec()
+    var options = columnar_open_options()
     clock_gettime(CLOCK_MONOTONIC, &start)
-    let rc = columnar_compact(path, nil, nil, nil, nil)
+    let rc = testEncryptionKey.withUnsafeBufferPointer { key in
+        options.encryption_key = encrypted ? key.baseAddress : nil
+        return columnar_compact(path, &options, nil, nil, nil)
+    }
     clock_gettime(CLOCK_MONOTONIC, &end)
     if rc == -EBUSY {
         emit("busy")
@@ -319,7 +325,8 @@ func compact(path: String) throws {
     emit("compacted \((end.tv_sec - start.tv_sec) * 1_000_000 + (end.tv_nsec - start.tv_nsec) / 1_000)")
 }
 
-let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | increment PATH COUNT [--encrypted] | compact PATH | "
+let usage = "usage: ColumnarTestWorker commit-loop PATH [OPTIONS] | hold-reader PATH | "
+    + "increment PATH COUNT [--encrypted] | compact PATH [--encrypted] | "
     + "realm-write PATH | realm-self-assign PATH | powercut-campaign [--cuts N] [--seed S] [--dir D] | campaign-writer PATH SEED WRITER [OPTIONS]"
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
@@ -338,8 +345,8 @@ do {
         guard let seed = UInt64(arguments[2]), let writer = Int(arguments[3]) else { fail(usage) }
         try campaignWriter(path: arguments[1], seed: seed, writer: writer,
                            options: try CampaignWriterOptions(arguments.dropFirst(4)))
-    case "compact" where arguments.count == 2:
-        try compact(path: arguments[1])
+    case "compact" where arguments.count == 2 || (arguments.count == 3 && arguments[2] == "--encrypted"):
+        try compact(path: arguments[1], encrypted: arguments.count == 3)
     case "increment" where arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--encrypted"):
         guard let count = Int(arguments[2]), count >= 0 else { fail("COUNT must be a non-negative integer") }
         try increment(path: arguments[1], count: count, encrypted: arguments.count == 4)
