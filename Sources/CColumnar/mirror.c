@@ -335,6 +335,12 @@ int cc_mirror_create(const uint8_t key[CC_CRYPT_KEY_BYTES], const columnar_io *i
     m->reserved_bytes = m->file.reserved_bytes;
     void *plain = mmap(NULL, m->reserved_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                        -1, 0);
+    if (plain == MAP_FAILED && m->reserved_bytes > (1ull << 34)) {
+        /* A limit on address space (ulimit -v) may allow the mapping's reservation but not a second one as large. */
+        m->reserved_bytes = 1ull << 34;
+        plain = mmap(NULL, m->reserved_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    }
     if (plain == MAP_FAILED) {
         rc = cc_error(-errno, 0, "", "cannot reserve address space for the decrypted image: %s", strerror(errno));
         goto fail;

@@ -38,6 +38,15 @@ final class CrashRecoveryTests: XCTestCase {
     }
 
     func testKilledCommitLoopLeavesExactlyAPrefixOfItsCommitsAndASoundFile() throws {
+        try killCommitLoops(iterations: iterationCount, encryptionKey: nil)
+    }
+
+    /// The same with an encrypted file: the worker and this process each decrypt it with the key.
+    func testKilledCommitLoopOnAnEncryptedFileLeavesExactlyAPrefixOfItsCommits() throws {
+        try killCommitLoops(iterations: max(iterationCount / 3, 1), encryptionKey: testEncryptionKey)
+    }
+
+    private func killCommitLoops(iterations iterationCount: Int, encryptionKey: [UInt8]?) throws {
         var generator = makeSeededGenerator()
         let directory = try TemporaryDirectory(prefix: "crash")
         let path = directory.file("crash.columnar")
@@ -46,7 +55,7 @@ final class CrashRecoveryTests: XCTestCase {
         var idleIterations = 0     // iterations killed before committing anything
 
         for iteration in 0..<iterationCount {
-            let worker = try WorkerProcess(["commit-loop", path])
+            let worker = try WorkerProcess(["commit-loop", path] + (encryptionKey == nil ? [] : ["--encrypted"]))
             // Even iterations start the clock at launch, so some kills land while the worker opens the file and
             // recovers the writer lock; odd ones (and the first, which must create the file) start it at the
             // first commit, so the kill lands among commits.
@@ -76,7 +85,7 @@ final class CrashRecoveryTests: XCTestCase {
                            "iteration \(iteration): printed numbers must be consecutive")
             let lastPrinted = printed.last ?? committed
 
-            let db = try TestDatabase(path: path, flags: [])
+            let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
             let state = try readCommittedState(db)
             db.close()
             let k = Int64(state.log.count)
@@ -93,14 +102,14 @@ final class CrashRecoveryTests: XCTestCase {
         }
 
         // The test process itself can take the writer lock after all those deaths and commit.
-        let db = try TestDatabase(path: path, flags: [])
+        let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
         defer { db.close() }
         try db.write { txn in
             let meta = try txn.findTable("meta")
             let key = try txn.keys(meta)[0]
             try txn.set(meta, key, try txn.findColumn(meta, "last"), .int(committed))
         }
-        print("CrashRecovery: \(iterationCount) kills, \(committed) commits in total, \(extraCommits) kills between "
+        print("CrashRecovery\(encryptionKey == nil ? "" : " (encrypted)"): \(iterationCount) kills, \(committed) commits in total, \(extraCommits) kills between "
               + "a commit and its print, \(idleIterations) kills before any commit")
         XCTAssertGreaterThan(committed, Int64(iterationCount / 4), "the worker made too little progress to test much")
     }

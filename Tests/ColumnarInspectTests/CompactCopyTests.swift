@@ -7,24 +7,10 @@ import Foundation
 import XCTest
 
 final class CompactCopyTests: SampleDatabaseTestCase {
-    /// Object count of every table, by name.
-    private func counts(_ path: String) throws -> [String: UInt64] {
-        let db = try TestDatabase(path: path, flags: [])
-        defer { db.close() }
-        return try db.read { txn in
-            var counts: [String: UInt64] = [:]
-            for table in 0..<(try txn.tableCount()) {
-                guard let info = try? txn.tableInfo(table) else { continue }
-                counts[try txn.tableName(table)] = info.object_count
-            }
-            return counts
-        }
-    }
-
     func testCompactRewritesAClosedFileAndLeavesAnOpenOneAlone() throws {
         let (path, directory) = try copy()
         defer { directory.cleanup() }
-        let expected = try counts(path)
+        let expected = try objectCountsByTable(path)
         let before = try fileSizeBytes(atPath: path)
 
         let open = try TestDatabase(path: path, flags: [])
@@ -44,7 +30,7 @@ final class CompactCopyTests: SampleDatabaseTestCase {
         XCTAssertEqual(report.string("status"), "compacted")
         XCTAssertEqual(report.uint("sizeBeforeBytes"), before)
         XCTAssertEqual(report.uint("sizeAfterBytes"), try fileSizeBytes(atPath: path))
-        XCTAssertEqual(try counts(path), expected)
+        XCTAssertEqual(try objectCountsByTable(path), expected)
         let verify = try inspect("verify", path)
         XCTAssertEqual(verify.status, 0, verify.description)
         XCTAssertTrue(try inspect("compact", path).stdout.contains("compacted from"))
@@ -58,7 +44,7 @@ final class CompactCopyTests: SampleDatabaseTestCase {
         XCTAssertEqual(result.status, 0, result.description)
         XCTAssertEqual(result.object().string("status"), "copied")
         XCTAssertEqual(result.object().uint("sizeBytes"), try fileSizeBytes(atPath: destination))
-        XCTAssertEqual(try counts(destination), try counts(path))
+        XCTAssertEqual(try objectCountsByTable(destination), try objectCountsByTable(path))
         XCTAssertEqual(try inspect("verify", destination).status, 0)
         let again = try inspect("copy", path, destination)
         XCTAssertEqual(again.status, 2, again.description)

@@ -76,20 +76,6 @@ final class EncryptedFileTests: XCTestCase {
         return result
     }
 
-    /// Object count of every table, by name, read through the engine with `key`.
-    private func counts(_ path: String, key: [UInt8]?) throws -> [String: UInt64] {
-        let db = try TestDatabase(path: path, flags: [], encryptionKey: key)
-        defer { db.close() }
-        return try db.read { txn in
-            var counts: [String: UInt64] = [:]
-            for table in 0..<(try txn.tableCount()) {
-                guard let info = try? txn.tableInfo(table) else { continue }
-                counts[try txn.tableName(table)] = info.object_count
-            }
-            return counts
-        }
-    }
-
     func testEverySubcommandReadsAnEncryptedFileWithTheKeyFromTheEnvironment() throws {
         let path = try copyOfSample()
         let withKey = environment(EncryptedFileTests.key)
@@ -198,11 +184,11 @@ final class EncryptedFileTests: XCTestCase {
     func testCompactKeepsTheKeyAndCopyKeepsChangesOrDropsIt() throws {
         let path = try copyOfSample()
         let key = EncryptedFileTests.key, otherKey = EncryptedFileTests.otherKey
-        let expected = try counts(path, key: key)
+        let expected = try objectCountsByTable(path, encryptionKey: key)
         let compact = try inspect(["compact", "--json", path], environment: environment(key))
         XCTAssertEqual(compact.status, 0, compact.description)
         XCTAssertEqual(compact.object().string("status"), "compacted")
-        XCTAssertEqual(try counts(path, key: key), expected)
+        XCTAssertEqual(try objectCountsByTable(path, encryptionKey: key), expected)
         XCTAssertEqual(try inspect(["verify", path]).status, 2, "still encrypted")
 
         let same = scratch.file("same.columnar")
@@ -219,9 +205,9 @@ final class EncryptedFileTests: XCTestCase {
         for (arguments, environment, copyKey, copyPath) in copies {
             let result = try inspect(arguments, environment: environment)
             XCTAssertEqual(result.status, 0, result.description)
-            XCTAssertEqual(try counts(copyPath, key: copyKey), expected, copyPath)
+            XCTAssertEqual(try objectCountsByTable(copyPath, encryptionKey: copyKey), expected, copyPath)
             for wrong in [key, otherKey, nil] where wrong != copyKey {
-                XCTAssertThrowsError(try counts(copyPath, key: wrong), "\(copyPath) opened with the wrong key")
+                XCTAssertThrowsError(try objectCountsByTable(copyPath, encryptionKey: wrong), "\(copyPath) opened with the wrong key")
             }
             let verify = try inspect(["verify", copyPath], environment: copyKey.map { self.environment($0) } ?? [:])
             XCTAssertEqual(verify.status, 0, verify.description)

@@ -738,3 +738,18 @@ extension Transaction {
 
 /// A 64-byte key for tests of encrypted files (any fixed bytes do; the worker process uses the same).
 public let testEncryptionKey: [UInt8] = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+
+/// The object count of every table of the file at `path`, by table name (opened read-only; with `encryptionKey` for
+/// an encrypted file).
+public func objectCountsByTable(_ path: String, encryptionKey: [UInt8]? = nil) throws -> [String: UInt64] {
+    let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
+    defer { db.close() }
+    return try db.read { txn in
+        var counts: [String: UInt64] = [:]
+        for table in 0..<(try txn.tableCount()) {
+            guard let info = try? txn.tableInfo(table) else { continue }
+            counts[try txn.tableName(table)] = info.object_count
+        }
+        return counts
+    }
+}
