@@ -653,7 +653,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
         goto failed_io;
     }
     cc_io_step(db->io, COLUMNAR_STEP_SLOT_WRITTEN);
-    cc_map_note_written(&db->map, image.version);
+    cc_map_note_written(&db->map, image.version, txn->chain_epoch);
     cc_write_log_note_commit(txn, image.version);
     cc_version_state state = { image.version, image.top_ref, image.used_size, file_size, image.base_version };
     cc_lock_record_version(db->lock, &state);

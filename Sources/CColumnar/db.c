@@ -233,6 +233,13 @@ static int refuse_tampered(columnar_db *db, const char *path, const cc_header *h
                       (unsigned long long)cc_crypt_sector_physical(sector));
 }
 
+uint64_t cc_db_chain_epoch(columnar_db *db) {
+    if (!db->map.mirror || !db->lock) return 0;
+    uint64_t epoch = 0, written = 0;
+    cc_lock_chain_read(db->lock, &epoch, &written);
+    return epoch;
+}
+
 int columnar_open(const char *path, const columnar_open_options *options, columnar_db **out_db) {
     static const columnar_open_options defaults = { 0 };
     if (!options) options = &defaults;
@@ -335,7 +342,7 @@ reopen:
     }
     cc_version_state latest;
     if ((rc = cc_db_latest(db, &latest))) goto fail;
-    if ((rc = cc_map_refresh(&db->map, db->fd, latest.version, latest.used_size))) goto fail;
+    if ((rc = cc_map_refresh(&db->map, db->fd, latest.version, latest.used_size, cc_db_chain_epoch(db)))) goto fail;
     /* Validate the top structures of the latest version now, so a damaged file fails at open. */
     columnar_txn *probe;
     if ((rc = columnar_txn_begin_read(db, &probe))) goto fail;

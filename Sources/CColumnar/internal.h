@@ -46,11 +46,15 @@ void cc_map_destroy(cc_map *map);
 /* Makes at least `size_bytes` of the file (of `fd`) readable through the mapping. Returns 0, -errno or
  * COLUMNAR_EMAPFULL. Never maps past the file's end (that would fault). */
 int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes);
-/* Makes the map hold version `version` (used size `used_size`) for a reader: for a plain file the same as
- * cc_map_ensure; an encrypted file's image also takes in what other handles committed since (mirror.h). */
-int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size);
-/* This handle wrote `version` through the map's I/O layer (encrypted files: through the mirror). */
-void cc_map_note_written(cc_map *map, uint64_t version);
+/* Makes the map hold version `version` (used size `used_size`) of chain epoch `epoch` for a reader: for a plain
+ * file the same as cc_map_ensure; an encrypted file's image also takes in what other handles committed since
+ * (mirror.h). A new epoch (a sync failed) always brings the image back in step with the file: the writer's image
+ * holds the versions the failure dropped, whose numbers the next commits make again, and pages whose writeback
+ * failed may come back from the disk old. (Versions other handles were given are never made again: losing them
+ * fails the file with COLUMNAR_ESTORAGE.) */
+int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size, uint64_t epoch);
+/* This handle wrote `version` in chain epoch `epoch` through the map's I/O layer (encrypted files: the mirror). */
+void cc_map_note_written(cc_map *map, uint64_t version, uint64_t epoch);
 /* Reads go through the decrypted image of `mirror` from now on; the map owns it. */
 void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror);
 /* The logical bytes a file of `physical` bytes holds (the same number for a plain file). */
@@ -340,6 +344,9 @@ int cc_free_node(columnar_txn *txn, uint64_t ref);
 
 /* The version a new reader gets: the published one, or without a lock file the one recovery chose at open. */
 int cc_db_latest(columnar_db *db, cc_version_state *out);
+/* The lock file's chain epoch, which tells an encrypted file's image apart versions of one number (cc_map_refresh);
+ * 0 for a plain file or a handle without a lock file (nothing to tell apart: the number is read once). */
+uint64_t cc_db_chain_epoch(columnar_db *db);
 /* "<path>.lock" for a path already resolved (realpath); NULL when out of memory. Every name of one file shares the
  * lock file of its real path. */
 char *cc_db_lock_path_beside(const char *resolved);

@@ -77,13 +77,13 @@ done:
     return rc;
 }
 
-int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size) {
-    if (map->mirror) return cc_mirror_refresh(map->mirror, fd, version, used_size);
+int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size, uint64_t epoch) {
+    if (map->mirror) return cc_mirror_refresh(map->mirror, fd, version, used_size, epoch);
     return cc_map_ensure(map, fd, used_size);
 }
 
-void cc_map_note_written(cc_map *map, uint64_t version) {
-    if (map->mirror) cc_mirror_note_version(map->mirror, version);
+void cc_map_note_written(cc_map *map, uint64_t version, uint64_t epoch) {
+    if (map->mirror) cc_mirror_note_version(map->mirror, version, epoch);
 }
 
 void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror) {

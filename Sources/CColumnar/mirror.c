@@ -50,7 +50,8 @@ struct cc_mirror {
     uint64_t *damaged;             /* indexes of sectors that failed authentication, ascending */
     size_t damaged_count, damaged_capacity;
     _Atomic uint64_t covered_bytes;/* logical bytes readable in `plain` */
-    _Atomic uint64_t version;      /* the newest version whose content `plain` holds */
+    _Atomic uint64_t version;      /* the newest version whose content `plain` holds ... */
+    _Atomic uint64_t epoch;        /* ... in this chain epoch (stored after `version`, read before it) */
     _Atomic bool *suspect;         /* the owning map's flag: set while a damaged sector lies below the used size */
 };
 
@@ -378,13 +379,15 @@ int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical) {
     return rc;
 }
 
-int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size) {
-    if (atomic_load_explicit(&m->version, memory_order_acquire) >= version &&
+int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size, uint64_t epoch) {
+    if (atomic_load_explicit(&m->epoch, memory_order_acquire) == epoch &&
+        atomic_load_explicit(&m->version, memory_order_acquire) >= version &&
         atomic_load_explicit(&m->covered_bytes, memory_order_acquire) >= used_size)
         return 0;
     pthread_mutex_lock(&m->mutex);
     int rc = 0;
-    bool stale = atomic_load_explicit(&m->version, memory_order_relaxed) < version;
+    bool stale = atomic_load_explicit(&m->epoch, memory_order_relaxed) != epoch ||
+                 atomic_load_explicit(&m->version, memory_order_relaxed) < version;
     uint64_t already = m->covered;
     if ((rc = cover(m, fd, used_size, false))) goto done;
     if (stale) {
@@ -417,6 +420,7 @@ int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size
             }
         }
         atomic_store_explicit(&m->version, version, memory_order_release);
+        atomic_store_explicit(&m->epoch, epoch, memory_order_release);
     }
     damage_publish(m, used_size);
 done:
@@ -424,9 +428,12 @@ done:
     return rc;
 }
 
-void cc_mirror_note_version(cc_mirror *m, uint64_t version) {
+void cc_mirror_note_version(cc_mirror *m, uint64_t version, uint64_t epoch) {
     pthread_mutex_lock(&m->mutex);
-    if (atomic_load_explicit(&m->version, memory_order_relaxed) < version)
+    /* The writer brought the image up to its base version of this epoch before it began (the writer lock kept
+     * every other commit out since), so the image now holds `version`. */
+    if (atomic_load_explicit(&m->epoch, memory_order_relaxed) == epoch &&
+        atomic_load_explicit(&m->version, memory_order_relaxed) < version)
         atomic_store_explicit(&m->version, version, memory_order_release);
     pthread_mutex_unlock(&m->mutex);
 }

@@ -26,11 +26,12 @@ void cc_mirror_watch_damage(cc_mirror *m, _Atomic bool *suspect);
 /* Makes the first `logical` bytes readable (decrypting sectors not read yet). COLUMNAR_ECORRUPT when the file is
  * shorter. */
 int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical);
-/* Brings the image up to `version` (whose used size is `used_size`): when another handle committed since the
- * image was last brought up to date, every sector written since is decrypted again. */
-int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size);
-/* This handle committed `version` through the mirror's I/O layer, so the image holds it. */
-void cc_mirror_note_version(cc_mirror *m, uint64_t version);
+/* Brings the image up to `version` of chain epoch `epoch` (whose used size is `used_size`): when another handle
+ * committed since the image was last brought up to date (a newer version, or another epoch: a failed sync dropped
+ * versions whose numbers are made again), every sector written since is decrypted again. */
+int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size, uint64_t epoch);
+/* This handle committed `version` in chain epoch `epoch` through the mirror's I/O layer: the image holds it. */
+void cc_mirror_note_version(cc_mirror *m, uint64_t version, uint64_t epoch);
 /* The sectors that failed authentication and start below `below`: their count, and the first `capacity` indexes.
  * (A sector of 512 zero bytes is not among them: it was allocated and never written, and reads as zeros.) Such a
  * sector is damage or tampering, which no crash can cause: a sector is written whole or not at all, and both

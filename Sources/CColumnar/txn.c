@@ -115,7 +115,8 @@ static int pin_latest(columnar_txn *txn) {
             if ((rc = cc_db_latest(db, &again))) return rc;
             if (again.version != latest.version) continue;
         }
-        if ((rc = cc_map_refresh(&db->map, db->fd, latest.version, latest.used_size))) return rc;
+        if ((rc = cc_map_refresh(&db->map, db->fd, latest.version, latest.used_size, cc_db_chain_epoch(db))))
+            return rc;
         txn->version = latest.version;
         txn->top_ref = latest.top_ref;
         txn->used_size = latest.used_size;
@@ -266,7 +267,7 @@ int columnar_txn_begin_write(columnar_db *db, columnar_txn **out_txn) {
             goto fail;
         }
     }
-    if ((rc = cc_map_refresh(&db->map, db->fd, base.version, base.used_size))) goto fail;
+    if ((rc = cc_map_refresh(&db->map, db->fd, base.version, base.used_size, epoch))) goto fail;
     txn->version = base.version;
     txn->top_ref = base.top_ref;
     txn->used_size = base.used_size;

@@ -19,8 +19,8 @@ final class FailedSyncTests: XCTestCase {
     override func tearDown() { directory.cleanup() }
 
     /// The counter after a reopen on the real file system, with the file verified.
-    private func reopenedCounter(_ path: String, _ context: String) throws -> Int64 {
-        let db = try TestDatabase(path: path, flags: [])
+    private func reopenedCounter(_ path: String, _ context: String, encryptionKey: [UInt8]? = nil) throws -> Int64 {
+        let db = try TestDatabase(path: path, flags: [], encryptionKey: encryptionKey)
         defer { db.close() }
         return try db.read { txn in
             let state = try CounterWorkload.read(txn)
@@ -31,8 +31,19 @@ final class FailedSyncTests: XCTestCase {
     }
 
     func testAFailedSyncFailsItsCommitAndTheNextCommitsBuildOnTheLastDurableVersion() throws {
+        try failASync(rounds: 30, encryptionKey: nil)
+    }
+
+    /// The same on an encrypted file, with a second handle that reads beside the writer: after the failed sync
+    /// the next commits make the dropped version numbers again, with other content, and both handles' decrypted
+    /// images must take that in (pages that come back old from the disk included).
+    func testAFailedSyncOnAnEncryptedFileAndTheVersionsMadeAgainAreSeenByEveryHandle() throws {
+        try failASync(rounds: 12, encryptionKey: testEncryptionKey)
+    }
+
+    private func failASync(rounds: Int, encryptionKey: [UInt8]?) throws {
         var generator = makeSeededGenerator()
-        for round in 0..<30 {
+        for round in 0..<rounds {
             let path = directory.file("round-\(round).columnar")
             let faultIO = FaultIO(seed: generator.next())
             let evict = round % 3 != 0
@@ -41,10 +52,13 @@ final class FailedSyncTests: XCTestCase {
                 + generator.replayNote + ")"
             var acknowledged: Int64 = 0
             do {
-                let db = try TestDatabase(path: path, io: faultIO.io)
+                let db = try TestDatabase(path: path, io: faultIO.io, encryptionKey: encryptionKey)
                 defer { db.close() }
                 try db.write { try CounterWorkload.createSchema(in: $0) }
                 for _ in 0..<Int.random(in: 1...5, using: &generator) { acknowledged = try CounterWorkload.commitStep(db) }
+                // An encrypted file gets a second handle, which reads each state through its own image.
+                let reader = try encryptionKey.map { try TestDatabase(path: path, flags: [], encryptionKey: $0) }
+                defer { reader?.close() }
                 faultIO.failSync(error: -EIO)
                 XCTAssertEngineError(-EIO, try CounterWorkload.commitStep(db), "the commit whose sync failed; \(context)")
                 // Memory pressure: pages whose writeback failed come back from the disk, old.
@@ -58,13 +72,20 @@ final class FailedSyncTests: XCTestCase {
                     let committed = try CounterWorkload.commitStep(db)
                     XCTAssertEqual(committed, acknowledged + 1, "the next commit follows the last durable one; \(context)")
                     acknowledged = committed
+                    for handle in [db] + (reader.map { [$0] } ?? []) {
+                        try handle.read { txn in
+                            let state = try CounterWorkload.read(txn)
+                            XCTAssertEqual(state.counter, committed, "every handle sees the commit; \(context)")
+                            XCTAssertTrue(CounterWorkload.isConsistent(state), "items match the counter; \(context)")
+                        }
+                    }
                 }
                 // One more commit in flight when the power goes.
                 faultIO.cutPower(after: UInt64.random(in: 0...6, using: &generator))
                 _ = try? CounterWorkload.commitStep(db)
             }
             try faultIO.applyPowerCut(to: path, mode: mode)
-            let counter = try reopenedCounter(path, context)
+            let counter = try reopenedCounter(path, context, encryptionKey: encryptionKey)
             XCTAssertTrue(counter == acknowledged || counter == acknowledged + 1,
                           "counter \(counter), last acknowledged \(acknowledged); \(context)")
             if testRun?.totalFailureCount ?? 0 > 0 { break }
