@@ -1641,15 +1641,18 @@ static void walk_top(verifier *v) {
 static void check_sectors(verifier *v) {
     cc_mirror *mirror = v->txn->db->map.mirror;
     if (!mirror) return;
+    /* Every sector the image has read, also those past the used size (preallocated space no version uses yet:
+     * damage there harms nothing now, but a file that was changed is reported). */
     uint64_t sectors[16];
-    size_t count = cc_mirror_damage(mirror, v->used_size, sectors, 16);
+    size_t count = cc_mirror_damage(mirror, UINT64_MAX, sectors, 16);
     for (size_t i = 0; i < count && i < 16; i++)
         report(v, cc_crypt_sector_logical(sectors[i]),
-               "encrypted sector %llu (logical bytes %llu .. %llu, file offset %llu) fails authentication: the file "
-               "was damaged or changed there", (unsigned long long)sectors[i],
+               "encrypted sector %llu (logical bytes %llu .. %llu, file offset %llu%s) fails authentication: the "
+               "file was damaged or changed there", (unsigned long long)sectors[i],
                (unsigned long long)cc_crypt_sector_logical(sectors[i]),
                (unsigned long long)cc_crypt_sector_logical(sectors[i] + 1) - 1,
-               (unsigned long long)cc_crypt_sector_physical(sectors[i]));
+               (unsigned long long)cc_crypt_sector_physical(sectors[i]),
+               cc_crypt_sector_logical(sectors[i]) >= v->used_size ? ", in space no version uses" : "");
     if (count > 16)
         report(v, cc_crypt_sector_logical(sectors[15]), "%llu more encrypted sectors fail authentication",
                (unsigned long long)(count - 16));
