@@ -49,7 +49,7 @@ build_binary() {
         if ((${#pids[@]} >= 2)); then wait "${pids[0]}"; pids=("${pids[@]:1}"); fi
     done
     for pid in "${pids[@]}"; do wait "$pid"; done
-    "$cc" "${link[@]}" "${sanitize/-no-link/}" "${objs[@]}" -o "$out" -luring -lpthread
+    "$cc" "${link[@]}" "${sanitize/-no-link/}" "${objs[@]}" -o "$out" -luring -lcrypto -lpthread
     echo "$sanitize" > "$stamp"
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -217,7 +218,7 @@ static int attach_encryption(columnar_db *db, const char *path, const cf_identit
  * leaves such a sector (each is written whole or not at all, and both authenticate; space allocated but never
  * written is all zeros and reads as zeros). Refused at open, rather than opened at an older version as recovery
  * would for a torn commit. */
-static int refuse_tampered(columnar_db *db, const char *path, const cc_header *header) {
+static int refuse_tampered_sectors(columnar_db *db, const char *path, const cc_header *header) {
     uint64_t below = 0;
     for (uint32_t index = 0; index < CF_SLOT_COUNT; index++) {
         const cc_slot_view *view = &header->slots[index];
@@ -231,6 +232,40 @@ static int refuse_tampered(columnar_db *db, const char *path, const cc_header *h
     return CC_CORRUPT(cc_crypt_sector_logical(sector), "%s: encrypted sector %llu (file offset %llu) fails "
                       "authentication: the file was damaged or changed there", path, (unsigned long long)sector,
                       (unsigned long long)cc_crypt_sector_physical(sector));
+}
+
+/* The same promise for the header of an encrypted file: the slot after the newest intact one is where a newer
+ * version would be, so when that slot is written but fails its checksum, the newest version may be the one lost.
+ * A plain file opens at the newest intact version then; an encrypted one is refused, since no crash damages a
+ * slot (one sector, written whole or not at all). A slot being written by another process can be read half
+ * written, so the header is read again a few times before the slot is judged. */
+static int refuse_damaged_next_slot(columnar_db *db, const char *path, const cc_header *first) {
+    cc_header again;
+    const cc_header *header = first;
+    for (int attempt = 0;; attempt++) {
+        uint64_t newest = 0;
+        for (uint32_t index = 0; index < CF_SLOT_COUNT; index++)
+            if (header->slots[index].usable && header->slots[index].slot.version > newest)
+                newest = header->slots[index].slot.version;
+        uint32_t next = (uint32_t)((newest + 1) % CF_SLOT_COUNT);
+        const cc_slot_view *view = &header->slots[next];
+        if (newest == 0 || view->is_zero || view->checksum_valid) return 0;
+        if (attempt == 3)
+            return CC_CORRUPT(cf_slot_offset(newest + 1), "%s: header slot %u (offset %llu) fails its checksum; it "
+                              "may have named a version newer than %llu, the newest intact one: the file was damaged "
+                              "or changed there", path, next, (unsigned long long)cf_slot_offset(newest + 1),
+                              (unsigned long long)newest);
+        struct timespec pause = { 0, 2000000 };
+        nanosleep(&pause, NULL);
+        int rc = cc_header_read(db->fd, path, &again);
+        if (rc) return rc;
+        header = &again;
+    }
+}
+
+static int refuse_tampered(columnar_db *db, const char *path, const cc_header *header) {
+    int rc = refuse_tampered_sectors(db, path, header);
+    return rc ? rc : refuse_damaged_next_slot(db, path, header);
 }
 
 uint64_t cc_db_chain_epoch(columnar_db *db) {

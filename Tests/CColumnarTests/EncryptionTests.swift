@@ -171,6 +171,35 @@ final class EncryptionTests: XCTestCase {
             .sorted().joined(separator: ", "))
     }
 
+    /// A damaged current slot would make a plain file open at the version before (recovery skips the slot); an
+    /// encrypted file, whose slots no crash damages, is refused instead, so the lost commit does not go unnoticed.
+    func testADamagedNewestSlotRefusesAnEncryptedFileAndRollsAPlainOneBack() throws {
+        for key in [nil, testEncryptionKey] {
+            let path = directory.file(key == nil ? "slot-plain.columnar" : "slot-encrypted.columnar")
+            let db = try TestDatabase(path: path, encryptionKey: key)
+            try db.write { try CounterWorkload.createSchema(in: $0) }
+            for _ in 0..<5 { _ = try CounterWorkload.commitStep(db) }
+            let version = try db.stats().version
+            db.close()
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let slotOffset = 512 * (1 + Int(version % 15))
+            bytes[slotOffset + 20] ^= 0x10   // inside the used size field
+            try bytes.write(to: URL(fileURLWithPath: path))
+            if key == nil {
+                let reopened = try TestDatabase(path: path, flags: [])
+                defer { reopened.close() }
+                XCTAssertEqual(try reopened.read { try CounterWorkload.read($0).counter }, 4, "the version before")
+            } else {
+                XCTAssertThrowsError(try TestDatabase(path: path, flags: [], encryptionKey: key)) { error in
+                    let error = error as? EngineError
+                    XCTAssertEqual(error?.code, COLUMNAR_ECORRUPT, String(describing: error))
+                    XCTAssertTrue(error?.description.contains("header slot \(version % 15)") ?? false,
+                                  String(describing: error))
+                }
+            }
+        }
+    }
+
     /// Where the damage in the file at `path` is found first: "open", "read", "verify", "inspector header" or
     /// "inspector verify"; nil when nowhere.
     private func detection(of path: String, flippedAt position: Int, _ context: String) throws -> String? {
