@@ -627,6 +627,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
      * space freed after it is not reused, and everything after it is listed. */
     if (durable > txn->version) durable = txn->version;
     if ((rc = cc_commit_encode(txn, durable, true, &image))) goto done;
+    cc_map_note_writing(&db->map, image.version);
     uint64_t file_size = 0;
     if ((rc = cc_image_make_room(db, db->fd, &image, &file_size)) ||
         (rc = cc_map_ensure(&db->map, db->fd, image.used_size)))

@@ -364,6 +364,7 @@ reopen:
                 rc = cc_error(-ESTALE, 0, "", "%s was deleted again and again while it was being opened", path);
             }
             if (rc) goto fail;
+            if (db->map.mirror) cc_mirror_attach_lock(db->map.mirror, db->lock);
             if (fresh || cc_lock_published_version(db->lock) == 0) {
                 /* The first to open the file since every handle closed: choose the version it opens at and, when
                  * this handle may write, make it durable again (a process may have died mid-commit). Others wait

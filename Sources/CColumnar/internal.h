@@ -55,6 +55,8 @@ int cc_map_ensure(cc_map *map, int fd, uint64_t size_bytes);
 int cc_map_refresh(cc_map *map, int fd, uint64_t version, uint64_t used_size, uint64_t epoch);
 /* This handle wrote `version` in chain epoch `epoch` through the map's I/O layer (encrypted files: the mirror). */
 void cc_map_note_written(cc_map *map, uint64_t version, uint64_t epoch);
+/* The version this handle's commit is about to write (encrypted files: the mirror's change entries carry it). */
+void cc_map_note_writing(cc_map *map, uint64_t version);
 /* Reads go through the decrypted image of `mirror` from now on; the map owns it. */
 void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror);
 /* The logical bytes a file of `physical` bytes holds (the same number for a plain file). */

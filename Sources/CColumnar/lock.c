@@ -8,7 +8,7 @@
  * rather than misread it. Nothing in it is a process id (pids are per namespace): liveness comes from
  * open-file-description locks, which the kernel releases when the open file goes away (lock.h).
  *
- * LAYOUT (struct cc_lock_shared, 11872 bytes, then the write log at 64 KiB; the file is CC_LOCK_FILE_BYTES;
+ * LAYOUT (struct cc_lock_shared, 61040 bytes, then the write log at 64 KiB; the file is CC_LOCK_FILE_BYTES;
  * checked by _Static_assert below)
  *
  *   OFFSET SIZE DESCRIPTION
@@ -38,6 +38,10 @@
  *     1152  512 failure ring, 16 x 32 bytes: epoch, lowest failed version - 1, highest failed version, error
  *     1664 2048 handle generations, 256 x 8 bytes
  *     3712 8160 reader slots, 510 x 16 bytes: owner (generation << 16 | handle slot + 1; 0 = free), pinned version
+ *    11872    8 change head: change entries ever appended     ┐ written only by the writer lock's holder; the
+ *    11880    8 change reservation: head once the append ends ┘ reservation first, as the write log's
+ *    11888 49152 change ring, 2048 x 24 bytes: version, first sector, end sector of a run an encrypted file's commit
+ *               wrote (mirror.c)
  *    65536   1M write log: 65,536 records of 16 bytes, a ring (writelog.c)
  *
  * WHO INITIALISES. Every opener holds a read lock on the lock file's init byte while it has it open. An opener
@@ -76,7 +80,7 @@
 
 #define CC_LOCK_MAGIC "CLMNLCK2"
 #define CC_LOCK_MAGIC_BYTES 8
-#define CC_LOCK_LAYOUT_VERSION 3u
+#define CC_LOCK_LAYOUT_VERSION 4u
 
 /* OFD lock bytes of the data file: far past COLUMNAR_MAX_MAP_BYTES, so never in the way of data. */
 #define CC_DATA_WRITER_BYTE (1ll << 50)
@@ -123,6 +127,13 @@ typedef struct cc_failure_entry {
     _Atomic int64_t error;
 } cc_failure_entry;
 
+/* One run of sectors a commit to an encrypted file wrote. */
+typedef struct cc_change_entry {
+    _Atomic uint64_t version;
+    _Atomic uint64_t first;
+    _Atomic uint64_t end;
+} cc_change_entry;
+
 typedef struct cc_lock_shared {
     char magic[CC_LOCK_MAGIC_BYTES];
     uint32_t layout_version;
@@ -148,6 +159,9 @@ typedef struct cc_lock_shared {
     cc_failure_entry failures[CC_LOCK_FAILURE_RING];
     _Atomic uint64_t handle_generations[CC_LOCK_HANDLE_SLOTS];
     cc_reader_slot readers[CC_LOCK_READER_SLOTS];
+    _Atomic uint64_t change_head;
+    _Atomic uint64_t change_reserved;
+    cc_change_entry changes[CC_LOCK_CHANGE_RING];
 } cc_lock_shared;
 
 _Static_assert(sizeof(cc_reader_slot) == 16, "reader slot layout");
@@ -165,7 +179,9 @@ _Static_assert(offsetof(cc_lock_shared, versions) == 128, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, failures) == 1152, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, handle_generations) == 1664, "lock file layout");
 _Static_assert(offsetof(cc_lock_shared, readers) == 3712, "lock file layout");
-_Static_assert(sizeof(cc_lock_shared) == 3712 + 16 * CC_LOCK_READER_SLOTS, "lock file layout");
+_Static_assert(offsetof(cc_lock_shared, change_head) == 3712 + 16 * CC_LOCK_READER_SLOTS, "lock file layout");
+_Static_assert(sizeof(cc_change_entry) == 24, "change entry layout");
+_Static_assert(sizeof(cc_lock_shared) == 11888 + 24 * CC_LOCK_CHANGE_RING, "lock file layout");
 _Static_assert(sizeof(cc_lock_shared) <= CC_LOCK_LOG_OFFSET, "the shared structure ends before the write log");
 _Static_assert(sizeof(cc_log_record) == 16, "write log record layout");
 
@@ -675,6 +691,40 @@ void cc_lock_sync_wake(cc_lock *lock) {
 
 static uint64_t chain_word(uint64_t epoch, uint64_t written) {
     return (epoch << CC_CHAIN_VERSION_BITS) | (written & CC_CHAIN_VERSION_MASK);
+}
+
+void cc_lock_changes_append(cc_lock *lock, uint64_t version, const uint64_t *first, const uint64_t *end,
+                            size_t count) {
+    cc_lock_shared *shared = lock->shared;
+    uint64_t head = atomic_load_explicit(&shared->change_head, memory_order_relaxed);
+    /* A seqlock's opening count: a reader that sees any of the entries below sees this too (cc_lock_change_get). */
+    atomic_store_explicit(&shared->change_reserved, head + count, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (size_t i = 0; i < count; i++, head++) {
+        cc_change_entry *entry = &shared->changes[head % CC_LOCK_CHANGE_RING];
+        atomic_store_explicit(&entry->version, version, memory_order_relaxed);
+        atomic_store_explicit(&entry->first, first[i], memory_order_relaxed);
+        atomic_store_explicit(&entry->end, end[i], memory_order_relaxed);
+    }
+    atomic_store_explicit(&shared->change_head, head, memory_order_release);
+}
+
+uint64_t cc_lock_changes_head(cc_lock *lock) {
+    return atomic_load_explicit(&lock->shared->change_head, memory_order_acquire);
+}
+
+bool cc_lock_change_get(cc_lock *lock, uint64_t position, uint64_t *out_version, uint64_t *out_first,
+                        uint64_t *out_end) {
+    cc_lock_shared *shared = lock->shared;
+    if (atomic_load_explicit(&shared->change_head, memory_order_acquire) - position > CC_LOCK_CHANGE_RING) return false;
+    const cc_change_entry *entry = &shared->changes[position % CC_LOCK_CHANGE_RING];
+    *out_version = atomic_load_explicit(&entry->version, memory_order_relaxed);
+    *out_first = atomic_load_explicit(&entry->first, memory_order_relaxed);
+    *out_end = atomic_load_explicit(&entry->end, memory_order_relaxed);
+    /* An append that reached this slot while the entry was read (its reservation passes position + ring) may have
+     * changed it under us. */
+    atomic_thread_fence(memory_order_acquire);
+    return atomic_load_explicit(&shared->change_reserved, memory_order_relaxed) - position <= CC_LOCK_CHANGE_RING;
 }
 
 void cc_lock_chain_read(cc_lock *lock, uint64_t *out_epoch, uint64_t *out_written) {

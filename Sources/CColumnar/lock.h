@@ -35,6 +35,9 @@
 #define CC_LOCK_VERSION_RING 16u
 /* Failed syncs remembered, so a committer that slept through several can still tell whether its own failed. */
 #define CC_LOCK_FAILURE_RING 16u
+/* Runs of sectors that commits to an encrypted file wrote, so other handles' images re-read only those (mirror.c);
+ * a handle further behind than the ring reaches makes a pass over every sector instead. */
+#define CC_LOCK_CHANGE_RING 2048u
 /* The write log (writelog.c): a ring of records after the shared structure, and the lock file's whole size. */
 #define CC_LOCK_LOG_OFFSET (64u * 1024u)
 #define CC_LOCK_LOG_RECORDS (1u << 16)
@@ -101,6 +104,17 @@ void cc_lock_sync_wake(cc_lock *lock);
 
 /* The chain: the latest written version and the epoch (advanced by every failed sync). */
 void cc_lock_chain_read(cc_lock *lock, uint64_t *out_epoch, uint64_t *out_written);
+
+/* The change ring (encrypted files). The writer lock's holder appends the runs of sectors [first, end) its commit
+ * of `version` is about to write, before it writes them, so that a reader that sees a version published finds
+ * every sector written up to it among the entries. */
+void cc_lock_changes_append(cc_lock *lock, uint64_t version, const uint64_t *first, const uint64_t *end,
+                            size_t count);
+/* Entries ever appended (the next position). */
+uint64_t cc_lock_changes_head(cc_lock *lock);
+/* The entry at `position`; false when later appends have overwritten it (or may have, while it was read). */
+bool cc_lock_change_get(cc_lock *lock, uint64_t position, uint64_t *out_version, uint64_t *out_first,
+                        uint64_t *out_end);
 /* Advances the chain from `from` to `to` unless its epoch moved on since `epoch` was read (a sync failed: the
  * chain `from` built on is gone). Returns whether it did. */
 bool cc_lock_chain_advance(cc_lock *lock, uint64_t epoch, uint64_t from, uint64_t to);

@@ -86,6 +86,10 @@ void cc_map_note_written(cc_map *map, uint64_t version, uint64_t epoch) {
     if (map->mirror) cc_mirror_note_version(map->mirror, version, epoch);
 }
 
+void cc_map_note_writing(cc_map *map, uint64_t version) {
+    if (map->mirror) cc_mirror_note_writing(map->mirror, version);
+}
+
 void cc_map_attach_mirror(cc_map *map, struct cc_mirror *mirror) {
     if (map->base && !map->mirror) munmap(map->base, map->reserved_bytes);
     map->mirror = mirror;

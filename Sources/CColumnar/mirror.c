@@ -53,6 +53,10 @@ struct cc_mirror {
     _Atomic uint64_t version;      /* the newest version whose content `plain` holds ... */
     _Atomic uint64_t epoch;        /* ... in this chain epoch (stored after `version`, read before it) */
     _Atomic bool *suspect;         /* the owning map's flag: set while a damaged sector lies below the used size */
+    cc_lock *lock;                 /* the lock file's change ring; NULL without a lock file (a pass each time) */
+    bool ring_valid;               /* ring_position means something: a pass was made since the lock was attached */
+    uint64_t ring_position;        /* the next change entry the image has not taken in */
+    uint64_t writing_version;      /* the version this handle's commit in progress will make (0: none known) */
 };
 
 enum { DAMAGE_FILL = 0xA5, RETRIES = 200 };
@@ -262,6 +266,23 @@ static int mirror_write_batch(void *context, int fd, const columnar_io_write *wr
     }
     for (size_t i = 0; i < merged; i++) sectors += runs[i].end - runs[i].first;
 
+    /* Before anything is written, other handles learn which sectors this commit writes (cc_lock_changes_append). */
+    if (merged && m->lock && m->writing_version) {
+        uint64_t *firsts = malloc(merged * sizeof *firsts), *ends = malloc(merged * sizeof *ends);
+        if (!firsts || !ends) {
+            free(firsts);
+            free(ends);
+            rc = -ENOMEM;
+            goto done;
+        }
+        for (size_t i = 0; i < merged; i++) {
+            firsts[i] = runs[i].first;
+            ends[i] = runs[i].end;
+        }
+        cc_lock_changes_append(m->lock, m->writing_version, firsts, ends, merged);
+        free(firsts);
+        free(ends);
+    }
     physical = calloc(merged + header_count + 1, sizeof *physical);
     sealed = malloc(sectors ? sectors * (CC_CRYPT_SECTOR_BYTES + CC_CRYPT_IV_BYTES) : 1);
     if (!physical || !sealed) {
@@ -371,12 +392,71 @@ uint64_t cc_mirror_reserved_bytes(const cc_mirror *m) { return m->reserved_bytes
 cc_crypt *cc_mirror_crypt(cc_mirror *m) { return m->crypt; }
 void cc_mirror_watch_damage(cc_mirror *m, _Atomic bool *suspect) { m->suspect = suspect; }
 
+void cc_mirror_attach_lock(cc_mirror *m, cc_lock *lock) {
+    pthread_mutex_lock(&m->mutex);
+    m->lock = lock;
+    m->ring_valid = false;
+    pthread_mutex_unlock(&m->mutex);
+}
+
+void cc_mirror_note_writing(cc_mirror *m, uint64_t version) {
+    pthread_mutex_lock(&m->mutex);
+    m->writing_version = version;
+    pthread_mutex_unlock(&m->mutex);
+}
+
 int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical) {
     if (atomic_load_explicit(&m->covered_bytes, memory_order_acquire) >= logical) return 0;
     pthread_mutex_lock(&m->mutex);
     int rc = cover(m, fd, logical, false);
     pthread_mutex_unlock(&m->mutex);
     return rc;
+}
+
+/* Reads sector `s` again when its IV changed since the image last saw it (a sector of the physical mapping). */
+static int refresh_sector(cc_mirror *m, uint64_t s) {
+    const uint8_t *at = m->file.base + cc_crypt_sector_physical(s);
+    if (memcmp(at, m->ivs[s], CC_CRYPT_IV_BYTES) == 0) return 0;
+    uint8_t fresh[CC_CRYPT_PAYLOAD_BYTES], iv[CC_CRYPT_IV_BYTES];
+    uint8_t *to = m->plain + cc_crypt_sector_logical(s);
+    if (all_zero(at, CC_CRYPT_SECTOR_BYTES)) {
+        memset(fresh, 0, sizeof fresh);
+        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
+        memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
+        damage_remove(m, s);
+    } else if (open_sector(m, s, fresh, iv, true)) {
+        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
+        memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
+        damage_remove(m, s);
+    } else {
+        memset(fresh, DAMAGE_FILL, sizeof fresh);
+        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
+        memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
+        return damage_add(m, s);
+    }
+    return 0;
+}
+
+/* Reads again the sectors that the lock file's change ring names for the versions up to `version` (those below
+ * `last`). Returns false, having done nothing that matters, when the ring cannot tell: no lock file, no position
+ * yet, or later commits overwrote entries the image has not read; a pass over every sector is needed then. */
+static bool refresh_from_ring(cc_mirror *m, uint64_t version, uint64_t last, int *rc) {
+    if (!m->lock || !m->ring_valid) return false;
+    uint64_t head = cc_lock_changes_head(m->lock);
+    uint64_t position = m->ring_position;
+    /* Check first that nothing the image has not read was overwritten, so a fallback never follows partial work
+     * whose position it would then lose. */
+    if (head - position > CC_LOCK_CHANGE_RING) return false;
+    for (; position < head; position++) {
+        uint64_t entry_version, first, end;
+        if (!cc_lock_change_get(m->lock, position, &entry_version, &first, &end)) return false;
+        /* Entries are appended in commit order: those of a commit still being written come last. */
+        if (entry_version > version) break;
+        for (uint64_t s = first; s < end && s < last; s++)
+            if ((*rc = refresh_sector(m, s))) return true;
+    }
+    m->ring_position = position;
+    return true;
 }
 
 int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size, uint64_t epoch) {
@@ -386,12 +466,15 @@ int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size
         return 0;
     pthread_mutex_lock(&m->mutex);
     int rc = 0;
-    bool stale = atomic_load_explicit(&m->epoch, memory_order_relaxed) != epoch ||
-                 atomic_load_explicit(&m->version, memory_order_relaxed) < version;
+    bool new_epoch = atomic_load_explicit(&m->epoch, memory_order_relaxed) != epoch;
+    bool stale = new_epoch || atomic_load_explicit(&m->version, memory_order_relaxed) < version;
     uint64_t already = m->covered;
+    /* Read before anything else, so that a pass leaves the ring position at or before every commit it missed. */
+    uint64_t ring_head = m->lock ? cc_lock_changes_head(m->lock) : 0;
     if ((rc = cover(m, fd, used_size, false))) goto done;
     if (stale) {
-        /* Another handle committed: read again every sector whose IV changed since this mirror last saw it. */
+        /* Another handle committed: read again every sector written since the image was last brought up to date,
+         * as the change ring names them, or else every sector whose IV changed. */
         uint64_t file_bytes = 0;
         if ((rc = physical_size(fd, &file_bytes))) goto done;
         if ((rc = cc_map_ensure(&m->file, fd, file_bytes < CF_HEADER_BYTES ? file_bytes : CF_HEADER_BYTES))) goto done;
@@ -399,26 +482,12 @@ int cc_mirror_refresh(cc_mirror *m, int fd, uint64_t version, uint64_t used_size
         uint64_t present = file_bytes > CF_HEADER_BYTES ? (file_bytes - CF_HEADER_BYTES) / CC_CRYPT_SECTOR_BYTES : 0;
         uint64_t last = already < present ? already : present;
         if (last && (rc = cc_map_ensure(&m->file, fd, cc_crypt_sector_physical(last)))) goto done;
-        uint8_t fresh[CC_CRYPT_PAYLOAD_BYTES], iv[CC_CRYPT_IV_BYTES];
-        for (uint64_t s = 0; s < last; s++) {
-            if (memcmp(m->file.base + cc_crypt_sector_physical(s), m->ivs[s], CC_CRYPT_IV_BYTES) == 0) continue;
-            uint8_t *to = m->plain + cc_crypt_sector_logical(s);
-            if (all_zero(m->file.base + cc_crypt_sector_physical(s), CC_CRYPT_SECTOR_BYTES)) {
-                memset(fresh, 0, sizeof fresh);
-                store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-                memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
-                damage_remove(m, s);
-            } else if (open_sector(m, s, fresh, iv, true)) {
-                store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-                memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
-                damage_remove(m, s);
-            } else {
-                memset(fresh, DAMAGE_FILL, sizeof fresh);
-                store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-                memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
-                if ((rc = damage_add(m, s))) goto done;
-            }
+        if (new_epoch || !refresh_from_ring(m, version, last, &rc)) {
+            for (uint64_t s = 0; s < last && !rc; s++) rc = refresh_sector(m, s);
+            m->ring_position = ring_head;
+            m->ring_valid = m->lock != NULL;
         }
+        if (rc) goto done;
         atomic_store_explicit(&m->version, version, memory_order_release);
         atomic_store_explicit(&m->epoch, epoch, memory_order_release);
     }

@@ -22,6 +22,10 @@ uint64_t cc_mirror_reserved_bytes(const cc_mirror *m);
 cc_crypt *cc_mirror_crypt(cc_mirror *m);
 /* The flag that the mirror sets once a damaged sector lies below the used size (node reads then verify). */
 void cc_mirror_watch_damage(cc_mirror *m, _Atomic bool *suspect);
+/* The lock file whose change ring this handle's commits append to and its refreshes read (lock.h). */
+void cc_mirror_attach_lock(cc_mirror *m, cc_lock *lock);
+/* The version this handle's commit in progress will make, which its writes' change entries carry. */
+void cc_mirror_note_writing(cc_mirror *m, uint64_t version);
 
 /* Makes the first `logical` bytes readable (decrypting sectors not read yet). COLUMNAR_ECORRUPT when the file is
  * shorter. */
