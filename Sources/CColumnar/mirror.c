@@ -14,9 +14,11 @@
  *     sector they touch is sealed from the mirror (so bytes of the sector outside the ranges keep their content)
  *     and written;
  *   - commits of other handles and processes are found when a transaction of this handle reaches a version newer
- *     than the mirror's: each sector's IV is compared with the one the mirror last saw, and a sector whose IV
- *     changed is decrypted again. Only the bytes that differ are stored, which are free space to every reader of
- *     this handle (the versions they pin protect the rest), so readers are never written under.
+ *     than the mirror's: the lock file's change ring names the sectors each commit wrote (appended before the
+ *     commit writes them), and a named sector whose IV changed is decrypted again. A handle further behind than
+ *     the ring reaches, one in a new chain epoch, or one without a lock file compares every sector's IV instead.
+ *     Only the bytes that differ are stored, which are free space to every reader of this handle (the versions
+ *     they pin protect the rest), so readers are never written under.
  *
  * A sector that fails authentication is recorded as damaged and its bytes in the mirror are filled with 0xA5.
  * Once a damaged sector lies below the used size, every node read checks its checksum (as COLUMNAR_OPEN_PARANOID
@@ -28,7 +30,6 @@
 #include "error.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -154,7 +155,7 @@ static bool all_zero(const uint8_t *bytes, size_t size) {
     return true;
 }
 
-/* The physical bytes the file has, in whole sectors' worth of logical content. */
+/* The size of the file on disk (physical bytes). */
 static int physical_size(int fd, uint64_t *out) {
     struct stat st;
     if (fstat(fd, &st) != 0) return cc_error(-errno, 0, "", "cannot stat the database file: %s", strerror(errno));
