@@ -61,11 +61,7 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
     scratch.io = io;
     scratch.cluster_size = cluster_size;
     scratch.map.reserved_bytes = COLUMNAR_MAX_MAP_BYTES;
-    if (mirror) {
-        scratch.map.base = cc_mirror_base(mirror);
-        scratch.map.reserved_bytes = cc_mirror_reserved_bytes(mirror);
-        scratch.map.mirror = mirror;
-    }
+    if (mirror) cc_map_attach_mirror(&scratch.map, mirror);   /* freed below, not by the scratch map */
     columnar_txn *txn = calloc(1, sizeof *txn);
     if (!txn) {
         cc_mirror_destroy(mirror);

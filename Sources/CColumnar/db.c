@@ -19,8 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 /* In-memory databases with the same identifier share one memory file and one lock area within the process. */
 typedef struct cc_memdb {
     struct cc_memdb *next;
@@ -199,16 +197,8 @@ static int attach_encryption(columnar_db *db, const char *path, const cf_identit
     if (!db->encryption_key)
         return cc_error(COLUMNAR_EKEY, 0, "", "%s is encrypted: open it with its encryption key", path);
     cc_mirror *mirror = NULL;
-    int rc = cc_mirror_create(db->encryption_key, db->file_io, &mirror);
-    uint8_t check[CC_CRYPT_KEY_CHECK_BYTES];
-    if (!rc) rc = cc_crypt_key_check(cc_mirror_crypt(mirror), identity->file_id, check);
-    if (!rc && CRYPTO_memcmp(check, identity->key_check, sizeof check) != 0)
-        rc = cc_error(COLUMNAR_EKEY, offsetof(cf_identity, key_check), "",
-                      "%s is encrypted with another key than the one given", path);
-    if (rc) {
-        cc_mirror_destroy(mirror);
-        return rc;
-    }
+    int rc = cc_mirror_create_for(identity, db->encryption_key, db->file_io, path, &mirror);
+    if (rc) return rc;
     cc_map_attach_mirror(&db->map, mirror);
     db->io = cc_mirror_io(mirror);
     return 0;

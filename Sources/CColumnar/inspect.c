@@ -182,13 +182,8 @@ static int show_decrypted(columnar_inspector *insp, const char *path, const uint
     if (insp->file_size >= sizeof identity) memcpy(&identity, insp->base, sizeof identity);
     if (!cc_identity_encrypted(&identity))
         return cc_error(COLUMNAR_EKEY, 0, "", "%s is not an encrypted Columnar file, but a key was given", path);
-    int rc = cc_mirror_create(key, NULL, &insp->mirror);
-    uint8_t check[CC_CRYPT_KEY_CHECK_BYTES];
-    if (!rc) rc = cc_crypt_key_check(cc_mirror_crypt(insp->mirror), identity.file_id, check);
+    int rc = cc_mirror_create_for(&identity, key, NULL, path, &insp->mirror);
     if (rc) return rc;
-    if (memcmp(check, identity.key_check, sizeof check) != 0)
-        return cc_error(COLUMNAR_EKEY, offsetof(cf_identity, key_check), "",
-                        "%s is encrypted with another key than the one given", path);
     uint64_t logical = cc_crypt_logical_size(insp->file_size);
     if ((rc = cc_mirror_ensure(insp->mirror, insp->fd, logical))) return rc;
     insp->base = cc_mirror_base(insp->mirror);

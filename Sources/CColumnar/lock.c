@@ -693,8 +693,7 @@ static uint64_t chain_word(uint64_t epoch, uint64_t written) {
     return (epoch << CC_CHAIN_VERSION_BITS) | (written & CC_CHAIN_VERSION_MASK);
 }
 
-void cc_lock_changes_append(cc_lock *lock, uint64_t version, const uint64_t *first, const uint64_t *end,
-                            size_t count) {
+void cc_lock_changes_append(cc_lock *lock, uint64_t version, const cc_sector_run *runs, size_t count) {
     cc_lock_shared *shared = lock->shared;
     uint64_t head = atomic_load_explicit(&shared->change_head, memory_order_relaxed);
     /* A seqlock's opening count: a reader that sees any of the entries below sees this too (cc_lock_change_get). */
@@ -703,8 +702,8 @@ void cc_lock_changes_append(cc_lock *lock, uint64_t version, const uint64_t *fir
     for (size_t i = 0; i < count; i++, head++) {
         cc_change_entry *entry = &shared->changes[head % CC_LOCK_CHANGE_RING];
         atomic_store_explicit(&entry->version, version, memory_order_relaxed);
-        atomic_store_explicit(&entry->first, first[i], memory_order_relaxed);
-        atomic_store_explicit(&entry->end, end[i], memory_order_relaxed);
+        atomic_store_explicit(&entry->first, runs[i].first, memory_order_relaxed);
+        atomic_store_explicit(&entry->end, runs[i].end, memory_order_relaxed);
     }
     atomic_store_explicit(&shared->change_head, head, memory_order_release);
 }

@@ -105,11 +105,15 @@ void cc_lock_sync_wake(cc_lock *lock);
 /* The chain: the latest written version and the epoch (advanced by every failed sync). */
 void cc_lock_chain_read(cc_lock *lock, uint64_t *out_epoch, uint64_t *out_written);
 
-/* The change ring (encrypted files). The writer lock's holder appends the runs of sectors [first, end) its commit
- * of `version` is about to write, before it writes them, so that a reader that sees a version published finds
- * every sector written up to it among the entries. */
-void cc_lock_changes_append(cc_lock *lock, uint64_t version, const uint64_t *first, const uint64_t *end,
-                            size_t count);
+/* A run of sectors of an encrypted file, [first, end). */
+typedef struct cc_sector_run {
+    uint64_t first, end;
+} cc_sector_run;
+
+/* The change ring (encrypted files). The writer lock's holder appends the runs of sectors its commit of `version`
+ * is about to write, before it writes them, so that a reader that sees a version published finds every sector
+ * written up to it among the entries. */
+void cc_lock_changes_append(cc_lock *lock, uint64_t version, const cc_sector_run *runs, size_t count);
 /* Entries ever appended (the next position). */
 uint64_t cc_lock_changes_head(cc_lock *lock);
 /* The entry at `position`; false when later appends have overwritten it (or may have, while it was read). */

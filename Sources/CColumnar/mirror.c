@@ -37,6 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 struct cc_mirror {
     cc_crypt *crypt;
     const columnar_io *inner;      /* writes the physical file */
@@ -131,10 +133,10 @@ static void store_differences(uint8_t *at, const uint8_t *fresh, size_t size) {
  * the decryption). A sector being written by another process may be seen half old, half new: it is read again
  * until it authenticates, a bounded number of times. Returns true with the plaintext and the IV seen. */
 static bool open_sector(cc_mirror *m, uint64_t index, uint8_t plain[CC_CRYPT_PAYLOAD_BYTES],
-                        uint8_t iv[CC_CRYPT_IV_BYTES], bool patient) {
+                        uint8_t iv[CC_CRYPT_IV_BYTES]) {
     const uint8_t *at = m->file.base + cc_crypt_sector_physical(index);
     uint8_t sector[CC_CRYPT_SECTOR_BYTES];
-    for (int attempt = 0; attempt < (patient ? RETRIES : 1); attempt++) {
+    for (int attempt = 0; attempt < RETRIES; attempt++) {
         if (attempt) {
             struct timespec pause = { 0, 20000 };
             nanosleep(&pause, NULL);
@@ -153,6 +155,31 @@ static bool all_zero(const uint8_t *bytes, size_t size) {
     for (size_t i = 0; i < size; i++)
         if (bytes[i]) return false;
     return true;
+}
+
+/* Takes physical sector `s` into the image: its plaintext; zeros for a sector of 512 zero bytes (allocated, never
+ * written: the file grew and the sealed sectors did not follow, or have not yet); DAMAGE_FILL, recorded as damage,
+ * for one that fails authentication. `in_use`: the sector was in the image already, so readers may be reading its
+ * bytes, and only those that differ are stored (they are free space to every reader); otherwise it is written
+ * directly. */
+static int take_sector(cc_mirror *m, uint64_t s, bool in_use) {
+    const uint8_t *at = m->file.base + cc_crypt_sector_physical(s);
+    uint8_t *to = m->plain + cc_crypt_sector_logical(s);
+    uint8_t fresh[CC_CRYPT_PAYLOAD_BYTES];
+    uint8_t *into = in_use ? fresh : to;
+    int rc = 0;
+    if (all_zero(at, CC_CRYPT_SECTOR_BYTES)) {
+        memset(into, 0, CC_CRYPT_PAYLOAD_BYTES);
+        memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
+        damage_remove(m, s);
+    } else if (open_sector(m, s, into, m->ivs[s])) {
+        damage_remove(m, s);
+    } else {
+        memset(into, DAMAGE_FILL, CC_CRYPT_PAYLOAD_BYTES);
+        rc = damage_add(m, s);
+    }
+    if (in_use) store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
+    return rc;
 }
 
 /* The size of the file on disk (physical bytes). */
@@ -194,17 +221,7 @@ static int cover(cc_mirror *m, int fd, uint64_t logical, bool beyond_end) {
             memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
             continue;
         }
-        const uint8_t *sector = m->file.base + cc_crypt_sector_physical(s);
-        if (all_zero(sector, CC_CRYPT_SECTOR_BYTES)) {
-            /* Allocated, never written (the file grew and the sealed sectors did not follow, or have not yet). */
-            memset(to, 0, CC_CRYPT_PAYLOAD_BYTES);
-            memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
-            continue;
-        }
-        if (!open_sector(m, s, to, m->ivs[s], false)) {
-            memset(to, DAMAGE_FILL, CC_CRYPT_PAYLOAD_BYTES);
-            if ((rc = damage_add(m, s))) return rc;
-        }
+        if ((rc = take_sector(m, s, false))) return rc;
     }
     m->covered = needed;
     atomic_store_explicit(&m->covered_bytes, cc_crypt_sector_logical(needed), memory_order_release);
@@ -215,19 +232,15 @@ static int cover(cc_mirror *m, int fd, uint64_t logical, bool beyond_end) {
 /* Writing                                                                                                      */
 /* ---------------------------------------------------------------------------------------------------------- */
 
-typedef struct sector_run {
-    uint64_t first, end;   /* sector indexes [first, end) */
-} sector_run;
-
 static int compare_runs(const void *a, const void *b) {
-    const sector_run *x = a, *y = b;
+    const cc_sector_run *x = a, *y = b;
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
 static int mirror_write_batch(void *context, int fd, const columnar_io_write *writes, size_t write_count) {
     cc_mirror *m = context;
     int rc = 0;
-    sector_run *runs = calloc(write_count ? write_count : 1, sizeof *runs);
+    cc_sector_run *runs = calloc(write_count ? write_count : 1, sizeof *runs);
     columnar_io_write *physical = NULL;
     uint8_t *sealed = NULL;
     if (!runs) return -ENOMEM;
@@ -253,7 +266,7 @@ static int mirror_write_batch(void *context, int fd, const columnar_io_write *wr
         }
         if (from >= to) continue;
         memcpy(m->plain + from, bytes, to - from);
-        runs[run_count++] = (sector_run){ cc_crypt_sector_of(from), cc_crypt_sector_of(to - 1) + 1 };
+        runs[run_count++] = (cc_sector_run){ cc_crypt_sector_of(from), cc_crypt_sector_of(to - 1) + 1 };
     }
     qsort(runs, run_count, sizeof *runs, compare_runs);
     size_t merged = 0;
@@ -268,22 +281,7 @@ static int mirror_write_batch(void *context, int fd, const columnar_io_write *wr
     for (size_t i = 0; i < merged; i++) sectors += runs[i].end - runs[i].first;
 
     /* Before anything is written, other handles learn which sectors this commit writes (cc_lock_changes_append). */
-    if (merged && m->lock && m->writing_version) {
-        uint64_t *firsts = malloc(merged * sizeof *firsts), *ends = malloc(merged * sizeof *ends);
-        if (!firsts || !ends) {
-            free(firsts);
-            free(ends);
-            rc = -ENOMEM;
-            goto done;
-        }
-        for (size_t i = 0; i < merged; i++) {
-            firsts[i] = runs[i].first;
-            ends[i] = runs[i].end;
-        }
-        cc_lock_changes_append(m->lock, m->writing_version, firsts, ends, merged);
-        free(firsts);
-        free(ends);
-    }
+    if (merged && m->lock && m->writing_version) cc_lock_changes_append(m->lock, m->writing_version, runs, merged);
     physical = calloc(merged + header_count + 1, sizeof *physical);
     sealed = malloc(sectors ? sectors * (CC_CRYPT_SECTOR_BYTES + CC_CRYPT_IV_BYTES) : 1);
     if (!physical || !sealed) {
@@ -376,6 +374,23 @@ fail:
     return rc;
 }
 
+int cc_mirror_create_for(const cf_identity *identity, const uint8_t key[CC_CRYPT_KEY_BYTES], const columnar_io *inner,
+                         const char *path, cc_mirror **out) {
+    cc_mirror *m = NULL;
+    uint8_t check[CC_CRYPT_KEY_CHECK_BYTES];
+    int rc = cc_mirror_create(key, inner, &m);
+    if (!rc) rc = cc_crypt_key_check(m->crypt, identity->file_id, check);
+    if (!rc && CRYPTO_memcmp(check, identity->key_check, sizeof check) != 0)
+        rc = cc_error(COLUMNAR_EKEY, offsetof(cf_identity, key_check), "",
+                      "%s is encrypted with another key than the one given", path);
+    if (rc) {
+        cc_mirror_destroy(m);
+        m = NULL;
+    }
+    *out = m;
+    return rc;
+}
+
 void cc_mirror_destroy(cc_mirror *m) {
     if (!m) return;
     if (m->plain) munmap(m->plain, m->reserved_bytes);
@@ -416,26 +431,8 @@ int cc_mirror_ensure(cc_mirror *m, int fd, uint64_t logical) {
 
 /* Reads sector `s` again when its IV changed since the image last saw it (a sector of the physical mapping). */
 static int refresh_sector(cc_mirror *m, uint64_t s) {
-    const uint8_t *at = m->file.base + cc_crypt_sector_physical(s);
-    if (memcmp(at, m->ivs[s], CC_CRYPT_IV_BYTES) == 0) return 0;
-    uint8_t fresh[CC_CRYPT_PAYLOAD_BYTES], iv[CC_CRYPT_IV_BYTES];
-    uint8_t *to = m->plain + cc_crypt_sector_logical(s);
-    if (all_zero(at, CC_CRYPT_SECTOR_BYTES)) {
-        memset(fresh, 0, sizeof fresh);
-        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-        memset(m->ivs[s], 0, CC_CRYPT_IV_BYTES);
-        damage_remove(m, s);
-    } else if (open_sector(m, s, fresh, iv, true)) {
-        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-        memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
-        damage_remove(m, s);
-    } else {
-        memset(fresh, DAMAGE_FILL, sizeof fresh);
-        store_differences(to, fresh, CC_CRYPT_PAYLOAD_BYTES);
-        memcpy(m->ivs[s], iv, CC_CRYPT_IV_BYTES);
-        return damage_add(m, s);
-    }
-    return 0;
+    if (memcmp(m->file.base + cc_crypt_sector_physical(s), m->ivs[s], CC_CRYPT_IV_BYTES) == 0) return 0;
+    return take_sector(m, s, true);
 }
 
 /* Reads again the sectors that the lock file's change ring names for the versions up to `version` (those below

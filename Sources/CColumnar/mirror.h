@@ -13,6 +13,10 @@ typedef struct cc_mirror cc_mirror;
 /* A mirror for one key, writing through `inner`. Returns 0, -ENOMEM, -errno of mmap, COLUMNAR_ESTORAGE. */
 int cc_mirror_create(const uint8_t key[CC_CRYPT_KEY_BYTES], const columnar_io *inner, cc_mirror **out);
 void cc_mirror_destroy(cc_mirror *m);
+/* A mirror for the encrypted file `path` whose identity is `identity`, once `key` proves to be its key (the
+ * identity's key check): COLUMNAR_EKEY, naming `path`, when it is another key. */
+int cc_mirror_create_for(const cf_identity *identity, const uint8_t key[CC_CRYPT_KEY_BYTES], const columnar_io *inner,
+                         const char *path, cc_mirror **out);
 
 /* The I/O layer the commit path writes through: logical ranges in, sealed sectors out (to `inner`). */
 const columnar_io *cc_mirror_io(cc_mirror *m);
