@@ -60,6 +60,7 @@ int cc_write_first_version(const columnar_io *io, int fd, const char *path, uint
     scratch.fd = fd;
     scratch.io = io;
     scratch.cluster_size = cluster_size;
+    scratch.node_bases = true;   /* a new file is of the current format version */
     scratch.map.reserved_bytes = COLUMNAR_MAX_MAP_BYTES;
     if (mirror) cc_map_attach_mirror(&scratch.map, mirror);   /* freed below, not by the scratch map */
     columnar_txn *txn = calloc(1, sizeof *txn);

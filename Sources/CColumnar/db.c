@@ -327,6 +327,7 @@ reopen:
     cc_header header;
     if ((rc = cc_header_read(db->fd, path, &header))) goto fail;
     memcpy(db->file_id, header.identity.file_id, CF_FILE_ID_BYTES);
+    db->node_bases = cc_identity_node_bases(&header.identity);
     if (!(flags & COLUMNAR_OPEN_IN_MEMORY) && (rc = attach_encryption(db, path, &header.identity))) goto fail;
     if (db->map.mirror && (rc = refuse_tampered(db, path, &header))) goto fail;
 

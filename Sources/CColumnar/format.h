@@ -20,19 +20,21 @@
  *
  *   OFFSET SIZE DESCRIPTION
  *        0    8 magic "CLMNRDB1" (every format version; the version field tells them apart)
- *        8    4 format version (CF_FORMAT_VERSION, 2)
+ *        8    4 format version: 4 (CF_FORMAT_VERSION), 5 encrypted (CF_FORMAT_VERSION_ENCRYPTED); versions 2 and 3,
+ *               the same without frame-of-reference packed ints (node header offset 12), are read and written
+ *               as they are
  *       12    4 header size in bytes (8192)
  *       16    4 sector size in bytes (512): the stride of the slots
  *       20    4 slot count (15)
  *       24   16 file id: random bytes chosen at creation; every slot repeats them
- *       40    4 encryption scheme: 0 none (format version 2); 1 AES-256-CTR + HMAC-SHA256 sectors (version 3)
+ *       40    4 encryption scheme: 0 none (format versions 2, 4); 1 AES-256-CTR + HMAC-SHA256 sectors (3, 5)
  *       44    4 encrypted files: logical bytes per 512-byte sector (480); else 0
  *       48   32 encrypted files: the key check, HMAC-SHA256(MAC key, "Columnar key check" || file id); else 0
  *       80  428 reserved, zero
  *      508    4 CRC-32C of bytes 0 .. 507
  *
- * ENCRYPTED FILES (format version 3; docs/Encryption.md, crypt.h) hold the same logical content as a version 2
- * file. The header (bytes 0 .. 8191) is stored as it is; every later logical byte lives in a 512-byte sector
+ * ENCRYPTED FILES (format version 5, or 3; docs/Encryption.md, crypt.h) hold the same logical content as a
+ * version 4 (or 2) file. The header (bytes 0 .. 8191) is stored as it is; every later logical byte lives in a 512-byte sector
  * holding a random IV, an authentication tag and 480 bytes of ciphertext. Refs, used sizes and every offset
  * inside the file's structures are logical offsets.
  *
@@ -77,7 +79,11 @@
  *        7    1 role detail: the value type (columnar_type) for COLUMN, VALUES, BLOB, NULLS, LIST_INNER and DICT
  *               nodes, else 0
  *        8    4 count: elements (bytes for BYTES)
- *       12    4 reserved, zero
+ *       12    4 base (signed): PACKED_INT nodes of width 8, 16 or 32 that hold cluster or inner keys (role KEYS)
+ *               or the values of an INT column or collection (role VALUES, detail INT) may store each element
+ *               minus this base ("frame of reference": ascending keys and ids that span a few hundred values
+ *               fit in 8 or 16 bits whatever their size); element i is stored value + base, computed in 64
+ *               bits. Zero in every other node, and in every node of a format version 2 or 3 file
  *       16    - payload: PACKED_INT: ceil(count*width/8) bytes, element i at bit i*width, little-endian
  *               within 64-bit words; widths 0,1,2,4 are unsigned, 8..64 signed two's complement.
  *               REFS: count x u64. FLOAT/DOUBLE: count x IEEE 754. BYTES: count bytes. FIXED: count x width
@@ -136,8 +142,11 @@
 
 #define CF_MAGIC "CLMNRDB1"
 #define CF_MAGIC_BYTES 8
-#define CF_FORMAT_VERSION 2u
-#define CF_FORMAT_VERSION_ENCRYPTED 3u   /* version 2's content in encrypted sectors */
+#define CF_FORMAT_VERSION 4u
+#define CF_FORMAT_VERSION_ENCRYPTED 5u   /* version 4's content in encrypted sectors */
+/* Earlier versions this library still reads and writes: the same layout, with every node's base zero. */
+#define CF_FORMAT_VERSION_NO_BASES 2u
+#define CF_FORMAT_VERSION_ENCRYPTED_NO_BASES 3u
 #define CF_SECTOR_BYTES 512u
 #define CF_SLOT_COUNT 15u
 #define CF_HEADER_BYTES (CF_SECTOR_BYTES * (1u + CF_SLOT_COUNT))   /* 8192 */
@@ -239,7 +248,7 @@ typedef struct cf_node_header {
     uint8_t role;
     uint8_t role_detail;
     uint32_t count;
-    uint32_t reserved;
+    int32_t base;    /* frame-of-reference base of a PACKED_INT node (see NODE above); else 0 */
 } cf_node_header;
 _Static_assert(sizeof(cf_node_header) == CF_NODE_HEADER_BYTES, "node header is 16 bytes");
 _Static_assert(offsetof(cf_node_header, encoding) == 4, "encoding at 4");

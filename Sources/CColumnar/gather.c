@@ -302,6 +302,7 @@ static void decode_run(const cc_leaf *leaf, uint8_t type, uint64_t from, uint64_
     int64_t *values = (int64_t *)tables->values + at;
     uint8_t *state = tables->state + at;
     cc_unpack_ints(leaf->values.payload, leaf->values.width, from, rows, values);
+    cc_add_base(values, rows, leaf->values.base);
     if (type == COLUMNAR_TYPE_BOOL)
         for (uint64_t i = 0; i < rows; i++) values[i] = values[i] != 0;
     if (leaf->nulls.ref) {

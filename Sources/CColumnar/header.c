@@ -1,5 +1,5 @@
 /*
- * header.c — building and reading the header of format version 2: the identity sector and the fifteen commit
+ * header.c — building and reading the header of format versions 2 to 5: the identity sector and the fifteen commit
  * slots (format.h, docs/FileFormat.md).
  */
 #include "header.h"
@@ -56,11 +56,13 @@ int cc_identity_check(const cf_identity *identity, uint64_t present, char *probl
                                                                      : "not a Columnar database (bad magic number)");
         return COLUMNAR_ENOTDB;
     }
-    if (identity->format_version != CF_FORMAT_VERSION && identity->format_version != CF_FORMAT_VERSION_ENCRYPTED) {
+    uint32_t version = identity->format_version;
+    if (version < CF_FORMAT_VERSION_NO_BASES || version > CF_FORMAT_VERSION_ENCRYPTED) {
         *out_offset = offsetof(cf_identity, format_version);
-        snprintf(problem, problem_size, "format version %u; this library reads version %u (plain files) and "
-                 "version %u (encrypted files) only (files of version 1 are not upgraded: recreate them)", identity->format_version,
-                 CF_FORMAT_VERSION, CF_FORMAT_VERSION_ENCRYPTED);
+        snprintf(problem, problem_size, "format version %u; this library reads versions %u and %u (plain files) and "
+                 "%u and %u (encrypted files) only (files of version 1 are not upgraded: recreate them)", version,
+                 CF_FORMAT_VERSION_NO_BASES, CF_FORMAT_VERSION, CF_FORMAT_VERSION_ENCRYPTED_NO_BASES,
+                 CF_FORMAT_VERSION_ENCRYPTED);
         return COLUMNAR_EFORMAT;
     }
     if (present < CF_HEADER_BYTES) {
@@ -83,7 +85,7 @@ int cc_identity_check(const cf_identity *identity, uint64_t present, char *probl
                  CF_SLOT_COUNT, CF_SECTOR_BYTES);
         return COLUMNAR_ECORRUPT;
     }
-    bool encrypted = identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
+    bool encrypted = cc_identity_encrypted(identity);
     if (encrypted ? identity->encryption != CC_CRYPT_SCHEME_AES256_CTR_HMAC_SHA256 ||
                         identity->sector_payload_bytes != CC_CRYPT_PAYLOAD_BYTES
                   : identity->encryption != 0 || identity->sector_payload_bytes != 0) {

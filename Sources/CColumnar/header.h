@@ -1,5 +1,5 @@
 /*
- * header.h — the file header of format version 2 (format.h): building the identity sector and the commit slots,
+ * header.h — the file header of format versions 2 to 5 (format.h): building the identity sector and the commit slots,
  * and reading them back with every check recovery and inspection need.
  *
  * Reading is split in two: cc_header_read checks the identity (is this a Columnar file of this version?) and
@@ -32,12 +32,17 @@ typedef struct cc_header {
 
 /* Fills a new file's identity sector. */
 void cc_identity_build(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_BYTES]);
-/* The identity of an encrypted file (format version 3), carrying the key check of its key. */
+/* The identity of an encrypted file (format version 5), carrying the key check of its key. */
 void cc_identity_build_encrypted(cf_identity *identity, const uint8_t file_id[CF_FILE_ID_BYTES],
                                  const uint8_t key_check[32]);
 /* Whether the identity is that of an encrypted file. */
 static inline bool cc_identity_encrypted(const cf_identity *identity) {
-    return identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
+    return identity->format_version == CF_FORMAT_VERSION_ENCRYPTED ||
+           identity->format_version == CF_FORMAT_VERSION_ENCRYPTED_NO_BASES;
+}
+/* Whether the file's packed-int nodes may carry a base (format.h NODE): versions 4 and 5. */
+static inline bool cc_identity_node_bases(const cf_identity *identity) {
+    return identity->format_version == CF_FORMAT_VERSION || identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
 }
 /* Fills (and checksums) the slot of `version`. */
 void cc_slot_build(cf_slot *slot, const uint8_t file_id[CF_FILE_ID_BYTES], uint64_t version, uint64_t top_ref,

@@ -910,9 +910,15 @@ static int ordered_entries_of_packed_cluster(const index_walk *w, const cluster_
     for (uint32_t at = w->from; at < w->to; at += CC_BLOCK_ROWS) {
         uint32_t rows = w->to - at < CC_BLOCK_ROWS ? w->to - at : CC_BLOCK_ROWS;
         cc_unpack_ints(keys->payload, keys->width, at, rows, index_keys);
+        cc_add_base(index_keys, rows, keys->base);
         cc_unpack_ints(firsts->leaf.values.payload, firsts->leaf.values.width, at, rows, first_keys);
-        if (counts->absent) memset(further, 0, rows * sizeof further[0]);
-        else cc_unpack_ints(counts->leaf.values.payload, counts->leaf.values.width, at, rows, further);
+        cc_add_base(first_keys, rows, firsts->leaf.values.base);
+        if (counts->absent) {
+            memset(further, 0, rows * sizeof further[0]);
+        } else {
+            cc_unpack_ints(counts->leaf.values.payload, counts->leaf.values.width, at, rows, further);
+            cc_add_base(further, rows, counts->leaf.values.base);
+        }
         for (uint32_t i = 0; i < rows; i++) {
             sink->index_key = index_keys[i];
             if (further[i] == 0) {

@@ -106,7 +106,7 @@ static void decode_header(columnar_inspector *insp) {
     h->current_slot = -1;
     uint64_t best_version = 0;
     /* An encrypted file opened without its key: nothing past the header can be read, so no version is judged. */
-    bool locked = identity.format_version == CF_FORMAT_VERSION_ENCRYPTED && !insp->mirror;
+    bool locked = cc_identity_encrypted(&identity) && !insp->mirror;
     for (uint32_t index = 0; index < CF_SLOT_COUNT; index++) {
         const uint8_t *sector = raw + (size_t)CF_SECTOR_BYTES * (1 + index);
         cc_slot_view view;
@@ -836,7 +836,7 @@ int columnar_inspect_node_decode(columnar_inspector *insp, uint64_t ref, columna
     out->role_name = role_name(header.role);
     out->role_detail = header.role_detail;
     out->count = header.count;
-    out->reserved = header.reserved;
+    out->base = header.base;
     uint64_t payload = cc_payload_bytes(header.encoding, header.width, header.count);
     out->payload_bytes = payload == UINT64_MAX ? 0 : payload;
     out->size_bytes = cc_node_span(out->payload_bytes);
@@ -848,7 +848,7 @@ int columnar_inspect_node_decode(columnar_inspector *insp, uint64_t ref, columna
     out->computed_checksum = cc_crc32c(0, insp->base + ref + 4, CF_NODE_HEADER_BYTES - 4 + node.payload_bytes);
     out->checksum_valid = out->computed_checksum == out->stored_checksum;
     out->inside_used_size = insp->has_version && ref + CF_NODE_HEADER_BYTES + node.payload_bytes <= insp->used_size;
-    out->array = (columnar_array){ (columnar_encoding)node.encoding, node.width, node.count, node.payload };
+    out->array = (columnar_array){ (columnar_encoding)node.encoding, node.width, node.count, node.payload, node.base };
     return 0;
 }
 

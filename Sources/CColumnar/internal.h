@@ -217,6 +217,9 @@ struct columnar_db {
     const columnar_io *file_io;    /* the layer that writes the file itself (real or a test's fault layer) */
     const uint8_t *encryption_key; /* the caller's key while columnar_open runs (creating needs it), else NULL */
     uint8_t file_id[CF_FILE_ID_BYTES];   /* the identity's file id, which every slot repeats */
+    /* The file's format version lets packed ints carry a base (4 and 5; format.h NODE): its writers use one
+     * where it narrows a node. Files of versions 2 and 3 are written without, so older builds still read them. */
+    bool node_bases;
     cc_version_state unlocked_state;     /* COLUMNAR_OPEN_NO_LOCK: the version recovery chose (no lock file) */
     columnar_commit_path commit_path;
     char commit_path_description[128];
@@ -238,6 +241,7 @@ typedef struct cc_node {
     uint8_t role;
     uint8_t role_detail;
     uint32_t count;
+    int64_t base;            /* PACKED_INT: added to every stored element (format.h NODE), else 0 */
     const uint8_t *payload;
     uint64_t payload_bytes;
 } cc_node;

@@ -7,11 +7,12 @@
 #include "tree.h"
 
 int64_t columnar_array_get_int(const columnar_array *array, uint64_t index) {
-    return cc_packed_get(array->data, (uint8_t)array->width, index);
+    return cc_packed_get(array->data, (uint8_t)array->width, index) + array->base;
 }
 
 void columnar_array_decode_int(const columnar_array *array, uint64_t from, uint64_t count, int64_t *out) {
     cc_unpack_ints(array->data, array->width, from, count, out);
+    cc_add_base(out, count, array->base);
 }
 
 int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, columnar_cluster_iter *iter) {
@@ -43,13 +44,14 @@ int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *ou
         int64_t last;
         if (pos.leaf) {
             out_cluster->row_count = pos.leaf->count;
-            out_cluster->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, pos.leaf->count, pos.leaf->keys };
+            out_cluster->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, pos.leaf->count,
+                                                  pos.leaf->keys, 0 };
             out_cluster->ref = 0;
             last = (int64_t)pos.leaf->keys[pos.leaf->count - 1];
         } else {
             out_cluster->row_count = pos.keys.count;
             out_cluster->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, pos.keys.width, pos.keys.count,
-                                                  pos.keys.payload };
+                                                  pos.keys.payload, pos.keys.base };
             out_cluster->ref = pos.cluster_ref;
             last = cc_node_int_at(&pos.keys, pos.keys.count - 1);
         }

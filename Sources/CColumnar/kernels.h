@@ -30,8 +30,19 @@ void cc_unpack_flags(const uint8_t *data, uint32_t width, uint64_t from, uint64_
 /* Decodes the same range of a payload of width 0, 1, 2 or 4 bits (unsigned values below 16) into bytes. */
 void cc_unpack_small(const uint8_t *data, uint32_t width, uint64_t from, uint64_t count, uint8_t *out);
 
-/* Whether `array` is a PACKED_INT array of a valid width with at least `count` elements. */
+/* Whether `array` is a PACKED_INT array of a valid width with at least `count` elements (and a base only at
+ * widths 8, 16 and 32, as in the file: format.h NODE). */
 bool cc_packed_array_ok(const columnar_array *array, uint64_t count);
+/* Whether a view's values may carry a base: only an INT column's do (format.h NODE); flags, links, timestamps,
+ * string offsets and null flags never. A view breaking this is treated as invalid. */
+static inline bool cc_values_base_ok(const columnar_column_view *view) {
+    return view->values.base == 0 || view->type == COLUMNAR_TYPE_INT;
+}
+/* Adds a packed array's base to `count` decoded elements. */
+static inline void cc_add_base(int64_t *values, uint64_t count, int64_t base) {
+    if (base)
+        for (uint64_t i = 0; i < count; i++) values[i] += base;
+}
 /* Whether the view's NULLS array, when present, can be read for its `count` rows. */
 bool cc_view_nulls_ok(const columnar_column_view *view);
 

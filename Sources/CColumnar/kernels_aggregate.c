@@ -456,6 +456,14 @@ static void int_block_aggregate(const columnar_column_view *view, uint64_t from,
             out->sum_low -= unselected * filler;
         }
     }
+    /* A based array (INT values of width 8 to 32: never split) was aggregated as stored; each selected row's value
+     * is its element plus the base (|base| < 2^31, times at most a block's rows: far inside the low half). */
+    int64_t base = view->values.base;
+    if (base) {
+        out->min += base;
+        out->max += base;
+        out->sum_low += (int64_t)block->seen * base;
+    }
 }
 
 static void aggregate_ints(const columnar_column_view *view, const uint8_t *mask, uint32_t wanted,
@@ -648,14 +656,16 @@ void columnar_kernel_aggregate_select(const columnar_column_view *view, const ui
         return;
     }
     if (is_int) {
-        if (cc_packed_array_ok(&view->values, rows)) aggregate_ints(view, mask, wanted, aggregate);
+        if (cc_packed_array_ok(&view->values, rows) && cc_values_base_ok(view))
+            aggregate_ints(view, mask, wanted, aggregate);
     } else if (is_double) {
         const columnar_array *values = &view->values;
         bool ok = ((values->encoding == COLUMNAR_ENCODING_FLOAT && values->width == 32) ||
                    (values->encoding == COLUMNAR_ENCODING_DOUBLE && values->width == 64)) &&
                   values->count >= rows && (rows == 0 || values->data);
         if (ok) aggregate_doubles(view, mask, wanted, aggregate);
-    } else if (cc_packed_array_ok(&view->values, rows) && cc_packed_array_ok(&view->nanos, rows)) {
+    } else if (cc_packed_array_ok(&view->values, rows) && cc_packed_array_ok(&view->nanos, rows) &&
+               cc_values_base_ok(view) && !view->nanos.base) {
         aggregate_timestamps(view, mask, wanted, aggregate);
     }
 }

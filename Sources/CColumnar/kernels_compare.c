@@ -75,6 +75,12 @@ static void compare_packed(const columnar_array *values, uint64_t rows, bool is_
     const uint8_t *data = values->data;
     uint32_t width = values->width;
     uint8_t fill;
+    /* A based array (INT values only: is_bool is false) compares its stored elements with the constant minus the
+     * base; a constant that the subtraction carries out of 64 bits lies beyond every element. */
+    if (values->base && __builtin_sub_overflow(constant, values->base, &constant)) {
+        memset(out, cc_order_result(op, constant < 0 ? -1 : 1), rows);   /* wrapped negative: it was above */
+        return;
+    }
     if (!(is_bool && width > 1) && constant_outside(width, constant, op, &fill)) {
         memset(out, fill, rows);
         return;
@@ -151,7 +157,7 @@ void columnar_kernel_compare_int(const columnar_column_view *view, columnar_comp
                                  bool constant_is_null, uint8_t *out_mask) {
     uint64_t rows = view->count;
     if (!cc_compare_op_ok(op) || !is_int_type(view->type) || !cc_view_nulls_ok(view) ||
-        (!view->all_default && !cc_packed_array_ok(&view->values, rows))) {
+        (!view->all_default && (!cc_packed_array_ok(&view->values, rows) || !cc_values_base_ok(view)))) {
         memset(out_mask, 0, rows);
         return;
     }
@@ -207,7 +213,8 @@ void columnar_kernel_compare_timestamp(const columnar_column_view *view, columna
     uint64_t rows = view->count;
     if (!cc_compare_op_ok(op) || view->type != COLUMNAR_TYPE_TIMESTAMP || !cc_view_nulls_ok(view) ||
         (!view->all_default &&
-         (!cc_packed_array_ok(&view->values, rows) || !cc_packed_array_ok(&view->nanos, rows)))) {
+         (!cc_packed_array_ok(&view->values, rows) || !cc_packed_array_ok(&view->nanos, rows) ||
+          !cc_values_base_ok(view) || view->nanos.base))) {
         memset(out_mask, 0, rows);
         return;
     }
@@ -309,7 +316,7 @@ void columnar_kernel_in_int(const columnar_column_view *view, const int64_t *con
                             bool match_null, uint8_t *out_mask) {
     uint64_t rows = view->count;
     if (!is_int_type(view->type) || (constant_count && !constants) || !cc_view_nulls_ok(view) ||
-        (!view->all_default && !cc_packed_array_ok(&view->values, rows))) {
+        (!view->all_default && (!cc_packed_array_ok(&view->values, rows) || !cc_values_base_ok(view)))) {
         memset(out_mask, 0, rows);
         return;
     }
@@ -325,6 +332,7 @@ void columnar_kernel_in_int(const columnar_column_view *view, const int64_t *con
         uint64_t count = rows - from < CC_BLOCK_ROWS ? rows - from : CC_BLOCK_ROWS;
         uint8_t *out = out_mask + from;
         cc_unpack_ints(view->values.data, view->values.width, from, count, block);
+        cc_add_base(block, count, view->values.base);
         if (is_bool)
             for (uint64_t i = 0; i < count; i++) block[i] = block[i] != 0;
         if (constant_count <= IN_LINEAR_MAX) {

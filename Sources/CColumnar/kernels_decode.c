@@ -137,6 +137,7 @@ void cc_unpack_small(const uint8_t *data, uint32_t width, uint64_t from, uint64_
 
 bool cc_packed_array_ok(const columnar_array *array, uint64_t count) {
     if (array->encoding != COLUMNAR_ENCODING_PACKED_INT || array->count < count) return false;
+    if (array->base != 0 && array->width != 8 && array->width != 16 && array->width != 32) return false;
     switch (array->width) {
     case 0: return true;
     case 1: case 2: case 4: case 8: case 16: case 32: case 64: return count == 0 || array->data != NULL;
@@ -145,7 +146,7 @@ bool cc_packed_array_ok(const columnar_array *array, uint64_t count) {
 }
 
 bool cc_view_nulls_ok(const columnar_column_view *view) {
-    return view->nulls.encoding == 0 || cc_packed_array_ok(&view->nulls, view->count);
+    return view->nulls.encoding == 0 || (cc_packed_array_ok(&view->nulls, view->count) && view->nulls.base == 0);
 }
 
 void cc_apply_nulls(const columnar_column_view *view, uint8_t *out, uint8_t null_value) {
@@ -198,7 +199,8 @@ void columnar_view_decode_int(const columnar_column_view *view, int64_t *out_val
     uint64_t count = view->count;
     bool is_int = view->type == COLUMNAR_TYPE_INT || view->type == COLUMNAR_TYPE_BOOL ||
                   view->type == COLUMNAR_TYPE_LINK;
-    if (!is_int || view->all_default || !cc_packed_array_ok(&view->values, count) || !cc_view_nulls_ok(view)) {
+    if (!is_int || view->all_default || !cc_packed_array_ok(&view->values, count) || !cc_values_base_ok(view) ||
+        !cc_view_nulls_ok(view)) {
         /* The default is 0 (null when nullable); a view of another type decodes as zeros. */
         memset(out_values, 0, count * sizeof *out_values);
         if (out_nulls) memset(out_nulls, is_int && cc_view_all_null(view), count);
@@ -209,6 +211,7 @@ void columnar_view_decode_int(const columnar_column_view *view, int64_t *out_val
         uint64_t rows = count - from < CC_BLOCK_ROWS ? count - from : CC_BLOCK_ROWS;
         int64_t *values = out_values + from;
         cc_unpack_ints(view->values.data, view->values.width, from, rows, values);
+        cc_add_base(values, rows, view->values.base);
         if (view->type == COLUMNAR_TYPE_BOOL)
             for (uint64_t i = 0; i < rows; i++) values[i] = values[i] != 0;
         block_nulls(view, from, rows, flags);
@@ -254,7 +257,8 @@ void columnar_view_decode_timestamp(const columnar_column_view *view, int64_t *o
     uint64_t count = view->count;
     bool is_timestamp = view->type == COLUMNAR_TYPE_TIMESTAMP;
     if (!is_timestamp || view->all_default || !cc_packed_array_ok(&view->values, count) ||
-        !cc_packed_array_ok(&view->nanos, count) || !cc_view_nulls_ok(view)) {
+        !cc_packed_array_ok(&view->nanos, count) || !cc_values_base_ok(view) || view->nanos.base ||
+        !cc_view_nulls_ok(view)) {
         memset(out_seconds, 0, count * sizeof *out_seconds);
         memset(out_nanos, 0, count * sizeof *out_nanos);
         if (out_nulls) memset(out_nulls, is_timestamp && cc_view_all_null(view), count);

@@ -141,7 +141,8 @@ bool cc_bytes_view_ok(const columnar_column_view *view) {
     if (values->encoding == COLUMNAR_ENCODING_SHORT_STRINGS)
         return (values->width == 4 || values->width == 8 || values->width == 16 || values->width == 32) &&
                values->count >= view->count && (view->count == 0 || values->data);
-    return cc_packed_array_ok(values, view->count) && view->blob.encoding == COLUMNAR_ENCODING_BYTES &&
+    return cc_packed_array_ok(values, view->count) && cc_values_base_ok(view) &&
+           view->blob.encoding == COLUMNAR_ENCODING_BYTES &&
            (view->blob.count == 0 || view->blob.data);
 }
 

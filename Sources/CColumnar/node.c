@@ -46,9 +46,17 @@ int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expe
     if (header.encoding == COLUMNAR_ENCODING_PACKED_INT && header.width < 8 && header.count > CC_MAX_NARROW_COUNT)
         return CC_CORRUPT(ref, "node at %llu claims %u elements of %u bits, more than the %u a writer makes",
                           (unsigned long long)ref, header.count, header.width, CC_MAX_NARROW_COUNT);
-    if (header.role == 0 || header.role >= CF_ROLE_COUNT_ || header.reserved != 0)
-        return CC_CORRUPT(ref, "node at %llu has an invalid header (role %u, reserved %u)",
-                          (unsigned long long)ref, header.role, header.reserved);
+    if (header.role == 0 || header.role >= CF_ROLE_COUNT_)
+        return CC_CORRUPT(ref, "node at %llu has an invalid header (role %u)", (unsigned long long)ref, header.role);
+    /* A base only where the readers of such nodes add it, and only with widths whose elements plus the base
+     * stay far inside 64 bits; anywhere else it is damage. */
+    if (header.base != 0 &&
+        !(header.encoding == COLUMNAR_ENCODING_PACKED_INT &&
+          (header.width == 8 || header.width == 16 || header.width == 32) &&
+          cc_role_may_have_base(header.role, header.role_detail)))
+        return CC_CORRUPT(ref, "node at %llu (role %u, encoding %u, width %u) has base %d, which only a packed-int "
+                          "node of keys or int values 8 to 32 bits wide may have", (unsigned long long)ref,
+                          header.role, header.encoding, header.width, header.base);
     if (expect_role && header.role != expect_role)
         return CC_CORRUPT(ref, "node at %llu has role %u where role %u was expected", (unsigned long long)ref,
                           header.role, expect_role);
@@ -67,6 +75,7 @@ int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expe
     out->role = header.role;
     out->role_detail = header.role_detail;
     out->count = header.count;
+    out->base = header.base;
     out->payload = base + ref + CF_NODE_HEADER_BYTES;
     out->payload_bytes = payload;
     return 0;
@@ -146,10 +155,14 @@ void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint
 }
 
 uint64_t cc_packed_lower_bound(const cc_node *node, int64_t key) {
+    /* Compare stored elements with the key minus the base; a key beyond what the stored width can reach lies
+     * before or after every element. */
+    int64_t stored_key;
+    if (__builtin_sub_overflow(key, node->base, &stored_key)) return key < node->base ? 0 : node->count;
     uint64_t low = 0, high = node->count;
     while (low < high) {
         uint64_t mid = low + (high - low) / 2;
-        if (cc_node_int_at(node, mid) < key) low = mid + 1;
+        if (cc_packed_get(node->payload, node->width, mid) < stored_key) low = mid + 1;
         else high = mid;
     }
     return low;
@@ -185,15 +198,16 @@ uint8_t *cc_emit_begin(cc_emitter *emitter, uint64_t payload_bytes) {
     return node + CF_NODE_HEADER_BYTES;
 }
 
-int cc_emit_end(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t role, uint8_t role_detail,
-                uint64_t count, uint64_t *out_ref) {
+/* Finishes the node begun last, with a base in its header (cc_emit_end's with base 0). */
+static int emit_end_based(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t role, uint8_t role_detail,
+                          uint64_t count, int32_t base, uint64_t *out_ref) {
     if (count > UINT32_MAX)
         return CC_FAIL(COLUMNAR_ETOOBIG, "a node of %llu elements exceeds the format's limit",
                        (unsigned long long)count);
     uint64_t payload = cc_payload_bytes(encoding, width, count);
     uint64_t span = cc_node_span(payload);
     uint8_t *node = emitter->buffer + emitter->used;
-    cf_node_header header = { 0, encoding, width, role, role_detail, (uint32_t)count, 0 };
+    cf_node_header header = { 0, encoding, width, role, role_detail, (uint32_t)count, base };
     memcpy(node, &header, sizeof header);
     header.checksum = cc_crc32c(0, node + 4, CF_NODE_HEADER_BYTES - 4 + payload);
     memcpy(node, &header.checksum, 4);
@@ -213,13 +227,57 @@ int cc_emit_end(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t ro
     return 0;
 }
 
+int cc_emit_end(cc_emitter *emitter, uint8_t encoding, uint8_t width, uint8_t role, uint8_t role_detail,
+                uint64_t count, uint64_t *out_ref) {
+    return emit_end_based(emitter, encoding, width, role, role_detail, count, 0, out_ref);
+}
+
+/* The narrower width a base would give values spanning [min, max], with that base in *out_base; or `width` (the
+ * plain one) when a base gains nothing or would not fit the header's 32 bits. The base maps `min` to the
+ * smallest element of the width, so values spanning up to 2^w - 1 fit in w bits whatever their size. */
+static uint8_t based_width(int64_t min, int64_t max, uint8_t width, int32_t *out_base) {
+    *out_base = 0;
+    if (width <= 8) return width;
+    uint64_t span = (uint64_t)max - (uint64_t)min;
+    uint8_t narrow = span <= UINT8_MAX ? 8 : span <= UINT16_MAX ? 16 : span <= UINT32_MAX ? 32 : 64;
+    if (narrow >= width) return width;
+    int64_t base;
+    if (__builtin_add_overflow(min, (int64_t)1 << (narrow - 1), &base) || base < INT32_MIN || base > INT32_MAX)
+        return width;
+    *out_base = (int32_t)base;
+    return narrow;
+}
+
+/* cc_packed_encode of each value minus `base` (widths 8, 16 and 32: based_width's). */
+static void encode_based(const int64_t *values, uint64_t count, uint8_t width, int32_t base, uint8_t *out) {
+    switch (width) {
+    case 8: for (uint64_t i = 0; i < count; i++) out[i] = (uint8_t)(int8_t)(values[i] - base); return;
+    case 16:
+        for (uint64_t i = 0; i < count; i++) { int16_t v = (int16_t)(values[i] - base); memcpy(out + i * 2, &v, 2); }
+        return;
+    default:
+        for (uint64_t i = 0; i < count; i++) { int32_t v = (int32_t)(values[i] - base); memcpy(out + i * 4, &v, 4); }
+        return;
+    }
+}
+
 int cc_emit_ints(cc_emitter *emitter, uint8_t role, uint8_t role_detail, const int64_t *values, uint64_t count,
                  uint64_t *out_ref) {
     uint8_t width = cc_packed_width(values, count);
+    int32_t base = 0;
+    if (count && emitter->txn && emitter->txn->db->node_bases && cc_role_may_have_base(role, role_detail)) {
+        int64_t low = values[0], high = values[0];
+        for (uint64_t i = 1; i < count; i++) {
+            low = values[i] < low ? values[i] : low;
+            high = values[i] > high ? values[i] : high;
+        }
+        width = based_width(low, high, width, &base);
+    }
     uint8_t *payload = cc_emit_begin(emitter, cc_payload_bytes(COLUMNAR_ENCODING_PACKED_INT, width, count));
     if (!payload) return -ENOMEM;
-    cc_packed_encode(values, count, width, payload);
-    return cc_emit_end(emitter, COLUMNAR_ENCODING_PACKED_INT, width, role, role_detail, count, out_ref);
+    if (base) encode_based(values, count, width, base, payload);   /* `values` may be the emitter's scratch */
+    else cc_packed_encode(values, count, width, payload);
+    return emit_end_based(emitter, COLUMNAR_ENCODING_PACKED_INT, width, role, role_detail, count, base, out_ref);
 }
 
 int cc_emit_refs(cc_emitter *emitter, uint8_t role, uint8_t role_detail, const uint64_t *refs, uint64_t count,

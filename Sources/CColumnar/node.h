@@ -66,14 +66,20 @@ static inline int64_t cc_packed_get(const uint8_t *data, uint8_t width, uint64_t
     default: { int64_t v; memcpy(&v, data + index * 8, 8); return v; }
     }
 }
+/* Element `index` of a packed-int node, its base added (a based node's elements are within 32 bits of it, so the
+ * sum never overflows). */
 static inline int64_t cc_node_int_at(const cc_node *node, uint64_t index) {
-    return cc_packed_get(node->payload, node->width, index);
+    return cc_packed_get(node->payload, node->width, index) + node->base;
+}
+/* Whether a node may carry a base (format.h NODE): what it holds, not the file's version, decides. */
+static inline bool cc_role_may_have_base(uint8_t role, uint8_t role_detail) {
+    return role == CF_ROLE_KEYS || (role == CF_ROLE_VALUES && role_detail == COLUMNAR_TYPE_INT);
 }
 /* Smallest width that holds every value. */
 uint8_t cc_packed_width(const int64_t *values, uint64_t count);
 /* Packs `count` values at `width` into `out` (payload bytes, zeroed by the callee). */
 void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint8_t *out);
-/* Index of the first element >= `key` in an ascending packed-int node. */
+/* Index of the first element >= `key` in an ascending packed-int node (its base counted). */
 uint64_t cc_packed_lower_bound(const cc_node *node, int64_t key);
 
 /* ---------------------------------------------------------------------------------------------------------- */

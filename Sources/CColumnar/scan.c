@@ -154,13 +154,14 @@ static int accept_cluster(columnar_scan *scan, columnar_cluster *out) {
     int64_t first;
     if (scan->leaf) {
         first = (int64_t)scan->leaf->keys[0];
-        out->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, scan->leaf->keys };
+        out->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, scan->leaf->keys, 0 };
         out->ref = 0;
     } else {
         if (rows == 0)
             return CC_CORRUPT(scan->cluster.ref, "cluster at %llu has no rows", (unsigned long long)scan->cluster.ref);
         first = cc_node_int_at(&scan->keys, 0);
-        out->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, scan->keys.width, rows, scan->keys.payload };
+        out->keys = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, scan->keys.width, rows, scan->keys.payload,
+                                      scan->keys.base };
         out->ref = scan->cluster.ref;
     }
     uint64_t ref = scan->leaf ? 0 : scan->cluster.ref;
@@ -295,7 +296,7 @@ int columnar_scan_next(columnar_scan *scan, columnar_cluster *out_cluster) {
 /* ---------------------------------------------------------------------------------------------------------- */
 
 static columnar_array array_of(const cc_node *node) {
-    return (columnar_array){ (columnar_encoding)node->encoding, node->width, node->count, node->payload };
+    return (columnar_array){ (columnar_encoding)node->encoding, node->width, node->count, node->payload, node->base };
 }
 
 static int view_committed(columnar_scan *scan, uint32_t column, const cc_column *col, columnar_column_view *out) {
@@ -352,8 +353,8 @@ static int encode_timestamps(columnar_scan *scan, uint32_t column, const cc_mvec
         seconds[i] = cells[i].seconds;
         nanos[i] = cells[i].nanoseconds;
     }
-    out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, seconds };
-    out->nanos = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 32, rows, nanos };
+    out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, seconds, 0 };
+    out->nanos = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 32, rows, nanos, 0 };
     return 0;
 }
 
@@ -375,8 +376,8 @@ static int encode_strings(columnar_scan *scan, uint32_t column, const cc_mvec *v
         offset += size;
         ends[i] = (int64_t)offset;
     }
-    out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, ends };
-    out->blob = (columnar_array){ COLUMNAR_ENCODING_BYTES, 8, total, blob };
+    out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, ends, 0 };
+    out->blob = (columnar_array){ COLUMNAR_ENCODING_BYTES, 8, total, blob, 0 };
     return 0;
 }
 
@@ -395,24 +396,24 @@ static int view_private(columnar_scan *scan, uint32_t column, const cc_column *c
     if (vec->nulls) {
         uint8_t any = 0;
         for (uint64_t i = 0; i < rows; i++) any |= vec->nulls[i];
-        if (any) out->nulls = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 8, rows, vec->nulls };
+        if (any) out->nulls = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 8, rows, vec->nulls, 0 };
     }
     switch (col->type) {
     case COLUMNAR_TYPE_FLOAT:
-        out->values = (columnar_array){ COLUMNAR_ENCODING_FLOAT, 32, rows, vec->cells };
+        out->values = (columnar_array){ COLUMNAR_ENCODING_FLOAT, 32, rows, vec->cells, 0 };
         return 0;
     case COLUMNAR_TYPE_DOUBLE:
-        out->values = (columnar_array){ COLUMNAR_ENCODING_DOUBLE, 64, rows, vec->cells };
+        out->values = (columnar_array){ COLUMNAR_ENCODING_DOUBLE, 64, rows, vec->cells, 0 };
         return 0;
     case COLUMNAR_TYPE_OBJECTID: case COLUMNAR_TYPE_UUID: case COLUMNAR_TYPE_DECIMAL128:
-        out->values = (columnar_array){ COLUMNAR_ENCODING_FIXED, vec->cell_bytes, rows, vec->cells };
+        out->values = (columnar_array){ COLUMNAR_ENCODING_FIXED, vec->cell_bytes, rows, vec->cells, 0 };
         return 0;
     case COLUMNAR_TYPE_TIMESTAMP:
         return encode_timestamps(scan, column, vec, rows, out);
     case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED:
         return encode_strings(scan, column, vec, rows, out);
     default:   /* INT, BOOL (0/1) and LINK cells are int64s */
-        out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, vec->cells };
+        out->values = (columnar_array){ COLUMNAR_ENCODING_PACKED_INT, 64, rows, vec->cells, 0 };
         return 0;
     }
 }

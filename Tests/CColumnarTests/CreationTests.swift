@@ -111,7 +111,7 @@ final class CreationTests: XCTestCase {
             XCTFail("a version 1 file opened")
         } catch let error as EngineError {
             XCTAssertEqual(error.code, COLUMNAR_EFORMAT)
-            XCTAssertTrue(error.message.contains("format version 1") && error.message.contains("version 2"),
+            XCTAssertTrue(error.message.contains("format version 1") && error.message.contains("versions 2 and 4"),
                           error.message)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".lock"), "no lock file for a refused file")

@@ -77,7 +77,7 @@ final class EncryptionTests: XCTestCase {
             XCTAssertNil(bytes.range(of: Data(string.utf8)), "\"\(string)\" is in the file in the clear")
         }
         XCTAssertNil(bytes.range(of: Data("tags_of_each_item".utf8)), "a column name is in the file in the clear")
-        XCTAssertEqual(bytes[8], UInt8(3), "an encrypted file declares format version 3")
+        XCTAssertEqual(bytes[8], UInt8(5), "an encrypted file declares format version 5")
 
         let reopened = try TestDatabase(path: path, flags: [], encryptionKey: testEncryptionKey)
         defer { reopened.close() }

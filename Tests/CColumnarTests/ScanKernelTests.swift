@@ -123,9 +123,12 @@ final class ScanKernelTests: DatabaseTestCase {
         return text
     }
 
-    /// An int of the block's width class: 0 bits, 1, 2, 4 (unsigned), 8, 16, 32, 64 (signed), or mixed.
+    /// An int of the block's width class: 0 bits, 1, 2, 4 (unsigned), 8, 16, 32, 64 (signed), mixed, or (classes 9
+    /// and 10) close to a value far from zero, which the writer stores as small elements plus a base.
     private static func randomInt(widthClass: Int, generator: inout SeededGenerator) -> Int64 {
         switch widthClass {
+        case 9: return 1_000_000_000 + Int64.random(in: 0...200, using: &generator)
+        case 10: return -3_000_000 + Int64.random(in: 0...60_000, using: &generator)
         case 0: return 0
         case 1: return Int64.random(in: 0...1, using: &generator)
         case 2: return Int64.random(in: 0...3, using: &generator)
@@ -178,7 +181,7 @@ final class ScanKernelTests: DatabaseTestCase {
         }
         let shared = Int.random(in: 0..<4, using: &generator) == 0
         switch column.type {
-        case COLUMNAR_TYPE_INT: return .int(randomInt(widthClass: block % 9, generator: &generator))
+        case COLUMNAR_TYPE_INT: return .int(randomInt(widthClass: block % 11, generator: &generator))
         case COLUMNAR_TYPE_BOOL: return .bool(block % 9 == 0 ? false : Bool.random(using: &generator))
         case COLUMNAR_TYPE_FLOAT: return .float(randomFloat(generator: &generator))
         case COLUMNAR_TYPE_DOUBLE: return .double(randomDouble(generator: &generator))
@@ -378,6 +381,7 @@ final class ScanKernelTests: DatabaseTestCase {
     /// What a run of the kernel check saw, so tests can assert that the interesting cases occurred.
     private struct Coverage {
         var intWidths = Set<UInt32>()
+        var basedIntArrays = 0
         var shortStringWidths = Set<UInt32>()
         var longStringClusters = 0
         var nullArrayWidths = Set<UInt32>()
@@ -502,11 +506,13 @@ final class ScanKernelTests: DatabaseTestCase {
         var view = c.view
         if c.column.type == COLUMNAR_TYPE_INT && !view.all_default {
             runner.coverage.intWidths.insert(view.values.width)
+            if view.values.base != 0 { runner.coverage.basedIntArrays += 1 }
         }
         let ints = c.values.map(Self.intOf)
         var constants: [Int64?] = [nil, 0, 1, -1, 2, 15, 16, 127, 128, -128, -129, 32767, 32768, -32769,
                                    Int64(Int32.max), Int64(Int32.max) + 1, Int64(Int32.min) - 1, Int64.min,
-                                   Int64.max]
+                                   Int64.max, 999_999_999, 1_000_000_000, 1_000_000_100, 1_000_000_200,
+                                   1_000_000_201, -3_000_001, -3_000_000, -2_970_000, -2_940_000, -2_939_999]
         for _ in 0..<4 { constants.append(ints.randomElement(using: &generator)!.flatMap { $0 } ?? 3) }
         constants.append(Int64(bitPattern: generator.next()))
         for constant in constants {
@@ -732,11 +738,12 @@ final class ScanKernelTests: DatabaseTestCase {
 
     func testKernelsAgreeWithRowByRowEvaluationOnCommittedClusters() throws {
         var generator = makeSeededGenerator()
-        let (table, pools) = try buildTable(rowCount: 9 * Self.blockRows + 100, generator: &generator)
+        let (table, pools) = try buildTable(rowCount: 11 * Self.blockRows + 100, generator: &generator)
         let coverage = try db.read { txn in
             try checkKernels(txn, table.table, columns: table.columns, pools: pools, generator: &generator)
         }
         XCTAssertEqual(coverage.intWidths, [0, 1, 2, 4, 8, 16, 32, 64], "every packed width was scanned")
+        XCTAssertGreaterThan(coverage.basedIntArrays, 0, "int arrays with a base were scanned")
         XCTAssertEqual(coverage.shortStringWidths, [4, 8, 16, 32], "every short-string slot width was scanned")
         XCTAssertGreaterThan(coverage.longStringClusters, 0, "long-form strings were scanned")
         XCTAssertEqual(coverage.nullArrayWidths, [1], "committed null bitmaps are one bit per row")
@@ -796,7 +803,7 @@ final class ScanKernelTests: DatabaseTestCase {
     func testKernelsAgreeOnClustersChangedInAWriteTransactionBeforeItsCommit() throws {
         var generator = makeSeededGenerator()
         // The appended rows make one private leaf grow past the cluster size and split.
-        let coverage = try checkChangedClusters(in: db, rowCount: 9 * Self.blockRows, appended: 1_500,
+        let coverage = try checkChangedClusters(in: db, rowCount: 11 * Self.blockRows, appended: 1_500,
                                                 afterCommit: true, generator: &generator)
         XCTAssertGreaterThan(coverage.privateClusters, 10, "clusters changed by the transaction were scanned")
         XCTAssertGreaterThan(coverage.committedClusters, 10, "untouched committed clusters were scanned")
@@ -1154,10 +1161,15 @@ final class ScanKernelTests: DatabaseTestCase {
                     for row in 0..<rowCount {
                         values.append(Self.randomValue(width: width, run: row / 100, generator: &generator))
                     }
-                    for nullForm in NullForm.allCases {
-                        for maskForm in MaskForm.allCases {
-                            checkIntAggregate(type: type, values: values, width: width, nullForm: nullForm,
-                                              maskForm: maskForm, generator: &generator)
+                    // An INT array of 8 to 32 bits may carry a base (a frame of reference) added to every element.
+                    let based = type == COLUMNAR_TYPE_INT && [8, 16, 32].contains(width)
+                    let bases: [Int64] = based ? [0, Int64(Int32.random(in: .min ... .max, using: &generator))] : [0]
+                    for base in bases {
+                        for nullForm in NullForm.allCases {
+                            for maskForm in MaskForm.allCases {
+                                checkIntAggregate(type: type, values: values, base: base, width: width,
+                                                  nullForm: nullForm, maskForm: maskForm, generator: &generator)
+                            }
                         }
                     }
                 }
@@ -1165,7 +1177,7 @@ final class ScanKernelTests: DatabaseTestCase {
         }
     }
 
-    private func checkIntAggregate(type: columnar_type, values: [Int64], width: Int, nullForm: NullForm,
+    private func checkIntAggregate(type: columnar_type, values: [Int64], base: Int64, width: Int, nullForm: NullForm,
                                    maskForm: MaskForm, generator: inout SeededGenerator) {
         let rowCount = values.count
         var isNull = [Bool](repeating: false, count: rowCount)
@@ -1191,7 +1203,7 @@ final class ScanKernelTests: DatabaseTestCase {
         var sum: Int128 = 0
         var minimum: Int64?, maximum: Int64?
         for row in 0..<rowCount where !isNull[row] && (mask.map { $0[row] != 0 } ?? true) {
-            let value = type == COLUMNAR_TYPE_BOOL ? (values[row] != 0 ? 1 : 0) : values[row]
+            let value = type == COLUMNAR_TYPE_BOOL ? (values[row] != 0 ? 1 : 0) : values[row] + base
             count += 1
             sum += Int128(value)
             minimum = Swift.min(minimum ?? value, value)
@@ -1205,7 +1217,8 @@ final class ScanKernelTests: DatabaseTestCase {
         case .halfNibbles: (4, Self.packed(nullFlags.map { $0 * 9 }, width: 4))
         }
         let payload = Self.packed(values, width: width)
-        let what = "\(typeName(type)) width \(width), \(rowCount) rows, nulls \(nullForm), mask \(maskForm)"
+        let what = "\(typeName(type)) width \(width) base \(base), \(rowCount) rows, nulls \(nullForm), "
+            + "mask \(maskForm)"
         payload.withUnsafeBytes { payloadBytes in
             nullBytes.withUnsafeBytes { nullPointer in
                 var view = columnar_column_view()
@@ -1213,10 +1226,10 @@ final class ScanKernelTests: DatabaseTestCase {
                 view.count = UInt64(rowCount)
                 view.nullable = nullForm != .none
                 view.values = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(width),
-                                             count: UInt64(rowCount), data: payloadBytes.baseAddress)
+                                             count: UInt64(rowCount), data: payloadBytes.baseAddress, base: base)
                 if nullForm != .none {
                     view.nulls = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(nullWidth),
-                                                count: UInt64(rowCount), data: nullPointer.baseAddress)
+                                                count: UInt64(rowCount), data: nullPointer.baseAddress, base: 0)
                 }
                 for wanted in [COLUMNAR_AGGREGATE_ALL, COLUMNAR_AGGREGATE_SUM, COLUMNAR_AGGREGATE_MIN,
                                COLUMNAR_AGGREGATE_MAX, 0] {
@@ -1306,10 +1319,10 @@ final class ScanKernelTests: DatabaseTestCase {
                 view.nullable = nullForm != .none
                 view.values = columnar_array(encoding: isFloat ? COLUMNAR_ENCODING_FLOAT : COLUMNAR_ENCODING_DOUBLE,
                                              width: isFloat ? 32 : 64, count: UInt64(rowCount),
-                                             data: payloadBytes.baseAddress)
+                                             data: payloadBytes.baseAddress, base: 0)
                 if nullForm != .none {
                     view.nulls = columnar_array(encoding: COLUMNAR_ENCODING_PACKED_INT, width: UInt32(nullWidth),
-                                                count: UInt64(rowCount), data: nullPointer.baseAddress)
+                                                count: UInt64(rowCount), data: nullPointer.baseAddress, base: 0)
                 }
                 for wanted in [COLUMNAR_AGGREGATE_ALL, COLUMNAR_AGGREGATE_MIN | COLUMNAR_AGGREGATE_MAX] {
                     var result = columnar_aggregate()

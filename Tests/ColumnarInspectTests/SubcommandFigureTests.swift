@@ -22,7 +22,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertEqual(json.uint("fileSizeBytes"), stats.file_size_bytes)
         XCTAssertEqual(json.string("magic"), "CLMNRDB1")
         XCTAssertEqual(json.bool("magicValid"), true)
-        XCTAssertEqual(json.int("formatVersion"), 2)
+        XCTAssertEqual(json.int("formatVersion"), 4)
         XCTAssertEqual(json.int("headerBytes"), 8192)
         XCTAssertEqual(json.int("sectorBytes"), 512)
         XCTAssertEqual(json.int("slotCount"), 15)
@@ -58,7 +58,7 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         let text = try inspect("header", sample.path)
         XCTAssertEqual(text.status, 0)
         XCTAssertTrue(text.stdout.contains("CLMNRDB1 (valid)"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("Format version  2\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("Format version  4\n"), text.stdout)
         XCTAssertTrue(text.stdout.contains("Current         version \(stats.version) (slot \(current))"), text.stdout)
         // One row per slot: its number, then its sector's offset.
         let rows = text.stdout.split(separator: "\n").filter { line in

@@ -626,6 +626,8 @@ typedef struct columnar_array {
     uint32_t width;        /**< bits for PACKED_INT; bytes per element for FIXED and SHORT_STRINGS */
     uint64_t count;        /**< elements (bytes for BYTES) */
     const void *data;      /**< first byte of the payload */
+    int64_t base;          /**< PACKED_INT: added to every stored element (a frame of reference; 0 in most arrays).
+                                Read elements through columnar_array_get_int / columnar_array_decode_int. */
 } columnar_array;
 
 /** Reads element `index` of a PACKED_INT array (no bounds check: index < array->count). */
@@ -1342,7 +1344,7 @@ typedef struct columnar_inspect_node_detail {
     const char *role_name;        /**< "invalid" for an unknown role */
     uint8_t role_detail;
     uint32_t count;
-    uint32_t reserved;
+    int32_t base;                 /**< a PACKED_INT node's frame-of-reference base (added to every stored element) */
     uint64_t payload_bytes;       /**< 0 when encoding and width are invalid */
     uint64_t size_bytes;
     bool inside_used_size;        /**< the node ends inside the inspected version's used size */

@@ -10,7 +10,7 @@ struct HeaderCommand: ParsableCommand {
         discussion: """
             The first 8192 bytes of a Columnar file are its header: sixteen 512-byte sectors, each with its own \
             CRC-32C, since a disk writes a sector whole or not at all. Sector 0 is the file's identity, written \
-            once when the file is created: the magic number "CLMNRDB1", the format version (2), the header size, \
+            once when the file is created: the magic number "CLMNRDB1", the format version (4), the header size, \
             sector size and slot count, and a random file id. Sectors 1 to 15 are the commit slots 0 to 14; \
             version v lives in slot v % 15, so the slots hold the last 15 versions. A slot names its version's \
             top node, used size and free bytes, its base (the latest version known durable when it was written: \
@@ -24,7 +24,7 @@ struct HeaderCommand: ParsableCommand {
             version before it, as if the commit had never happened; the next writer's repair clears that slot. An \
             older version may stop being whole once later commits reuse the space it freed; that is normal.
 
-            An encrypted file (format version 3: version 2's content in encrypted sectors) keeps its header in the \
+            An encrypted file (format version 5: version 4's content in encrypted sectors) keeps its header in the \
             clear, so the identity and the slots are shown without its key; whether a version is whole can only \
             be told with the key (--key-file or COLUMNAR_ENCRYPTION_KEY).
 
@@ -129,9 +129,10 @@ struct HeaderCommand: ParsableCommand {
         fields.append("File", report.file)
         fields.append("File size", Format.bytes(report.fileSizeBytes))
         fields.append("Magic", "\(report.magic) (\(report.magicValid ? "valid" : "NOT a Columnar magic number"))")
-        let readable = report.formatVersion == 2 || (report.formatVersion == 3 && report.encrypted)
+        let readable = [2, 4].contains(report.formatVersion)
+            || ([3, 5].contains(report.formatVersion) && report.encrypted)
         fields.append("Format version", "\(report.formatVersion)"
-                      + (readable ? "" : " (this tool reads version 2, and 3 for an encrypted file)"))
+                      + (readable ? "" : " (this tool reads versions 2 and 4, and 3 and 5 for an encrypted file)"))
         fields.append("Encryption", !report.encrypted ? "none"
                       : "encrypted" + (report.keyMissing ? " (no key given: only the header can be read)" : ""))
         let geometry = "\(report.headerBytes) bytes: an identity sector and \(report.slotCount) commit slots of "

@@ -30,7 +30,8 @@ struct NodeCommand: ParsableCommand {
             `space`, `tables --json`, `verify` findings and by this command's list of children).
 
             The 16-byte node header is shown field by field from the raw bytes: CRC-32C (stored and computed), \
-            encoding, width, role, role detail (the value type of column nodes), count and the reserved word. \
+            encoding, width, role, role detail (the value type of column nodes), count and base (a packed-int \
+            node's frame of reference, added to every stored element; the elements are shown with it added). \
             The node is validated as the engine validates it, but against the file size rather than a \
             version's used size, so nodes of older versions and nodes in free space can be decoded too; an \
             invalid header is shown with the reason. When the node is live in the inspected version, its owner \
@@ -113,7 +114,7 @@ struct NodeCommand: ParsableCommand {
         let roleDetail: UInt8
         let roleDetailName: String
         let count: UInt32
-        let reserved: UInt32
+        let base: Int32
         let payloadBytes: UInt64
         let sizeBytes: UInt64
         let version: UInt64?
@@ -186,7 +187,7 @@ struct NodeCommand: ParsableCommand {
             computedChecksum: valid ? hex32(detail.computed_checksum) : nil, checksumValid: detail.checksum_valid,
             encoding: detail.encoding, encodingName: Names.encoding(UInt32(detail.encoding)), width: detail.width,
             role: detail.role, roleName: detail.roleText, roleDetail: detail.role_detail,
-            roleDetailName: Names.type(detail: detail.role_detail), count: detail.count, reserved: detail.reserved,
+            roleDetailName: Names.type(detail: detail.role_detail), count: detail.count, base: detail.base,
             payloadBytes: detail.payload_bytes, sizeBytes: detail.size_bytes, version: inspected?.version,
             slot: inspected.map { Int($0.slot) },
             insideUsedSize: detail.inside_used_size, live: owner != nil, owner: owner, elements: elements,
@@ -261,7 +262,7 @@ struct NodeCommand: ParsableCommand {
         fields.append("Role", "\(report.role) (\(report.roleName))")
         fields.append("Role detail", "\(report.roleDetail) (\(report.roleDetailName))")
         fields.append("Count", Format.grouped(report.count))
-        fields.append("Reserved", "\(report.reserved)")
+        fields.append("Base", "\(report.base)")
         fields.append("Size", "\(Format.grouped(report.payloadBytes)) payload bytes; the node occupies "
                       + "\(Format.grouped(report.sizeBytes)) bytes")
         if !report.valid { fields.append("INVALID", report.problem ?? "") }
