@@ -27,6 +27,13 @@ int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, colum
     return 0;
 }
 
+int columnar_cluster_iter_init_from(columnar_txn *txn, columnar_table_id table, columnar_key from_key,
+                                    columnar_cluster_iter *iter) {
+    int rc = columnar_cluster_iter_init(txn, table, iter);
+    if (rc == 0 && from_key > 0) iter->next_key = (uint64_t)from_key;
+    return rc;
+}
+
 int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *out_cluster) {
     if (iter->done) return COLUMNAR_ENOTFOUND;
     columnar_txn *txn = iter->txn;

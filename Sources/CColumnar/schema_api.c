@@ -86,6 +86,7 @@ int columnar_table_info_get(columnar_txn *txn, columnar_table_id table, columnar
     out->column_count = schema->column_count;
     out->primary_key = schema->primary_key;
     out->object_count = ts->object_count;
+    out->next_key = (columnar_key)ts->next_key;
     return 0;
 }
 

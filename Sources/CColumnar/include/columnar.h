@@ -447,6 +447,8 @@ typedef struct columnar_table_info {
     uint32_t column_count;            /**< column ids run 0 ..< column_count; removed ones report ENOTFOUND */
     columnar_col_id primary_key;      /**< COLUMNAR_NO_COLUMN when none */
     uint64_t object_count;
+    int64_t next_key;                 /**< the key the next object created gets: every object has a smaller key, and
+                                           keys are never reused, so objects made later have this key or larger */
 } columnar_table_info;
 
 /** Number of table ids (removed tables keep their id and report COLUMNAR_ENOTFOUND). */
@@ -653,6 +655,11 @@ typedef struct columnar_cluster {
 
 /** Starts iterating `table` in key order. */
 int columnar_cluster_iter_init(columnar_txn *txn, columnar_table_id table, columnar_cluster_iter *iter);
+/** The same from the cluster holding `from_key` (or the first after it): a reader that takes a table's keys a
+ *  cluster at a time, across reads and writes between the clusters, resumes here. That first cluster may hold keys
+ *  below `from_key`, which the caller skips. A negative `from_key` starts at the beginning. */
+int columnar_cluster_iter_init_from(columnar_txn *txn, columnar_table_id table, columnar_key from_key,
+                                    columnar_cluster_iter *iter);
 /** Moves to the next cluster; returns COLUMNAR_ENOTFOUND after the last. In a write transaction, clusters
  *  changed by it are reported by key range as well (their `ref` is 0). */
 int columnar_cluster_iter_next(columnar_cluster_iter *iter, columnar_cluster *out_cluster);

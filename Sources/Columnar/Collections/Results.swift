@@ -64,6 +64,9 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     /// The state of the data the keys depend on.
     private var keyState: UInt64 { isWholeTable ? core.structureCounter : core.changeCounter }
 
+    /// `keys` when they were read at the Realm's current state already, else nil.
+    var keysIfRead: [columnar_key]? { !isInvalidated && snapshot.state == keyState ? snapshot.keys : nil }
+
     /// The objects' keys (for results of values, the elements' positions) at the Realm's current state.
     var keys: [columnar_key] {
         guard !isInvalidated else { return [] }
@@ -232,6 +235,9 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     private let results: Results<Element>
     private let keys: [columnar_key]
     private var position = 0
+    /// A whole table's objects whose keys were not read yet: read a cluster at a time as the loop goes (`keys` is
+    /// then empty).
+    private let batches: TableKeyBatches?
 
     /// For results of values: the values, read when iteration began (positions move when the collection
     /// changes, values do not).
@@ -245,7 +251,14 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
 
     init(_ results: Results<Element>) {
         self.results = results
-        self.keys = results.keys
+        if !results.source.holdsValues, results.isWholeTable, !results.isInvalidated, results.keysIfRead == nil,
+           let table = results.currentBinding?.table {
+            batches = TableKeyBatches(core: results.core, table: table)
+            keys = []
+        } else {
+            batches = nil
+            keys = results.keys
+        }
         self.changeState = results.core.changeCounter
         self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
         if values == nil, let binding = results.binding,
@@ -259,6 +272,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     private init(copying other: ResultsIteration) {
         results = other.results
         keys = other.keys
+        batches = other.batches?.copy()
         position = other.position
         values = other.values
         changeState = other.changeState
@@ -281,16 +295,26 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
             position += 1
             return values[position - 1]
         }
+        if let batches {
+            while let key = batches.next() {
+                if !batches.changedSinceRead { return element(key: key) }
+                if let object = existing(key: key) { return object }
+            }
+            return nil
+        }
         while position < keys.count {
             let key = keys[position]
             position += 1
             if results.core.changeCounter == changeState { return element(key: key) }
-            let object = element(key: key)
-            let base = (object as? ObjectBase) ?? (object as? any ProjectionKind)?.projectedRoot
-            if let base, base._location.map(results.core.objectExists) == true {
-                return object
-            }
+            if let object = existing(key: key) { return object }
         }
         return nil
+    }
+
+    /// The object of `key` when it still exists (the Realm changed since the key was read).
+    private func existing(key: columnar_key) -> Element? {
+        let object = element(key: key)
+        let base = (object as? ObjectBase) ?? (object as? any ProjectionKind)?.projectedRoot
+        return base?._location.map(results.core.objectExists) == true ? object : nil
     }
 }

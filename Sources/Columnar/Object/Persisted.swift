@@ -322,7 +322,14 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     ) -> Value {
         get {
             let index = object[keyPath: storageKeyPath].cellFreeIndex
-            if index >= 0 { return _cellFreeGet(index: index, of: object) }
+            if index >= 0 {
+                // Int, the most read type, through a function that is not generic: specialized, the test is decided
+                // at compile time, and the read passes no metadata and asks no protocol witness.
+                if Value.self == Int.self {
+                    return unsafeBitCast(CellFreeIntRead.read(index: index, of: object), to: Value.self)
+                }
+                return _cellFreeGet(index: index, of: object)
+            }
             return _get(object[keyPath: storageKeyPath], of: object, wrappedKeyPath: wrappedKeyPath,
                         storageKeyPath: storageKeyPath)
         }
@@ -409,6 +416,27 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             return location.binding.info.prototypeCells[index].readManaged(from: object, column: column) as! Value
         }
         return object._managedRead(Value.self, column: column)
+    }
+}
+
+/// A read of a cell-free accessor object's `Int` property (the `Persisted` subscript's fast path): `_cellFreeGet`
+/// without generic metadata, since this type, unlike `Persisted<Value>`, is not generic.
+@usableFromInline
+enum CellFreeIntRead {
+    @usableFromInline
+    static func read(index: Int32, of object: ObjectBase) -> Int {
+        if let location = object._unmanagedLocation {
+            let column = location.binding._withUnsafeGuaranteedRef { $0.columns[Int(index)] }
+            if column != COLUMNAR_NO_COLUMN {
+                return location.core._withUnsafeGuaranteedRef { core in
+                    location.binding._withUnsafeGuaranteedRef { binding in
+                        core.readInt(binding: binding, key: location.key, generation: location.generation,
+                                     column: column)
+                    }
+                }
+            }
+        }
+        return Persisted<Int>._cellFreeGet(index: index, of: object)
     }
 }
 

@@ -653,6 +653,15 @@ final class RealmCore {
         return Value._read(value, from: Realm(core: self))
     }
 
+    /// `readValue` of an `Int` column (not nullable), through the engine's integer read.
+    func readInt(binding: ClassBinding, key: columnar_key, generation: UInt64, column: columnar_col_id) -> Int {
+        precondition(generation == self.generation, "Object has been deleted or invalidated.")
+        var value: Int64 = 0
+        let rc = columnar_obj_get_int(currentTransaction, binding.table, key, column, &value, nil)
+        if rc != COLUMNAR_OK { readFailed(rc, className: binding.schema.className) }
+        return Int(value)
+    }
+
     @inline(never)
     private func readFailed(_ rc: Int32, className: String) -> Never {
         if rc == COLUMNAR_ENOTFOUND { fatalError("Object has been deleted or invalidated.") }
