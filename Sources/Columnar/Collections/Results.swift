@@ -233,34 +233,29 @@ extension Results: Encodable where Element: Encodable {
 /// The state of iterating results: the keys (or values) present when iteration began.
 final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     private let results: Results<Element>
-    private let keys: [columnar_key]
-    private var position = 0
-    /// A whole table's objects whose keys were not read yet: read a cluster at a time as the loop goes (`keys` is
-    /// then empty).
-    private let batches: TableKeyBatches?
-
+    /// The keys to visit (for results of values, the positions), kept by a class that is not generic, so that this
+    /// unspecialized `next()` reaches them without generic metadata.
+    private let keys: IterationKeys
     /// For results of values: the values, read when iteration began (positions move when the collection
     /// changes, values do not).
     private let values: [Element]?
-    /// The Realm's change counter when the keys were read: while it stays the same no object can have been
-    /// deleted, and the per-object existence check (a tree descent) is skipped.
-    private let changeState: UInt64
+    @exclusivity(unchecked) private var position = 0
     /// The binding of the objects' class when `Element` is exactly that class (not an optional of it): then
     /// each object is made from it directly, without looking the binding up or casting the object.
     private let exactBinding: ClassBinding?
 
     init(_ results: Results<Element>) {
         self.results = results
+        let state = results.core.changeCounter
         if !results.source.holdsValues, results.isWholeTable, !results.isInvalidated, results.keysIfRead == nil,
            let table = results.currentBinding?.table {
-            batches = TableKeyBatches(core: results.core, table: table)
-            keys = []
+            keys = IterationKeys(batches: TableKeyBatches(core: results.core, table: table), state: state)
+            values = nil
         } else {
-            batches = nil
-            keys = results.keys
+            let all = results.keys
+            keys = IterationKeys(all: all, state: state)
+            values = results.source.holdsValues ? all.map(results.element(key:)) : nil
         }
-        self.changeState = results.core.changeCounter
-        self.values = results.source.holdsValues ? keys.map(results.element(key:)) : nil
         if values == nil, let binding = results.binding,
            ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) {
             exactBinding = binding
@@ -271,11 +266,9 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
 
     private init(copying other: ResultsIteration) {
         results = other.results
-        keys = other.keys
-        batches = other.batches?.copy()
-        position = other.position
+        keys = other.keys.copy()
         values = other.values
-        changeState = other.changeState
+        position = other.position
         exactBinding = other.exactBinding
     }
 
@@ -295,26 +288,18 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
             position += 1
             return values[position - 1]
         }
-        if let batches {
-            while let key = batches.next() {
-                if !batches.changedSinceRead { return element(key: key) }
-                if let object = existing(key: key) { return object }
-            }
-            return nil
-        }
-        while position < keys.count {
-            let key = keys[position]
-            position += 1
-            if results.core.changeCounter == changeState { return element(key: key) }
-            if let object = existing(key: key) { return object }
+        let core = results.core
+        while let (key, unchanged) = keys.next(core: core) {
+            let object = element(key: key)
+            if unchanged || exists(object) { return object }
         }
         return nil
     }
 
-    /// The object of `key` when it still exists (the Realm changed since the key was read).
-    private func existing(key: columnar_key) -> Element? {
-        let object = element(key: key)
+    /// Whether `object` still exists (the Realm changed since its key was read). It takes the object rather than
+    /// giving back an optional one: an `Element?` here would make every `next()` look up its generic metadata.
+    private func exists(_ object: Element) -> Bool {
         let base = (object as? ObjectBase) ?? (object as? any ProjectionKind)?.projectedRoot
-        return base?._location.map(results.core.objectExists) == true ? object : nil
+        return base?._location.map(results.core.objectExists) == true
     }
 }
