@@ -358,7 +358,7 @@ static uint64_t top_bytes(void) { return cc_node_span(CF_TOP_CHILDREN * 8); }
 static int emit_wide(cc_emitter *e, const int64_t *values, size_t count, uint8_t role, uint64_t *out_ref) {
     uint8_t *payload = cc_emit_begin(e, count * 8);
     if (!payload) return -ENOMEM;
-    if (count) cc_packed_encode(values, count, 64, payload);
+    if (count) cc_packed_encode(values, count, 64, 0, payload);
     return cc_emit_end(e, COLUMNAR_ENCODING_PACKED_INT, 64, role, 0, count, out_ref);
 }
 

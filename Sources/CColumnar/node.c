@@ -121,13 +121,8 @@ int cc_node_child_verified(const columnar_txn *txn, const cc_node *parent, uint3
     return cc_node_read_verified(txn, ref, expect_role, out);
 }
 
-uint8_t cc_packed_width(const int64_t *values, uint64_t count) {
-    int64_t min = 0, max = 0;
-    for (uint64_t i = 0; i < count; i++) {
-        int64_t v = values[i];
-        min = v < min ? v : min;
-        max = v > max ? v : max;
-    }
+/* The smallest plain width (no base) that holds every value of [min, max], a range that includes 0. */
+static uint8_t plain_width(int64_t min, int64_t max) {
     if (min == 0 && max == 0) return 0;
     if (min >= 0 && max <= 1) return 1;
     if (min >= 0 && max <= 3) return 2;
@@ -138,7 +133,7 @@ uint8_t cc_packed_width(const int64_t *values, uint64_t count) {
     return 64;
 }
 
-void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint8_t *out) {
+void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, int32_t base, uint8_t *out) {
     switch (width) {
     case 0: return;
     case 1: case 2: case 4: {
@@ -147,9 +142,13 @@ void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint
             out[i / per_byte] |= (uint8_t)((uint64_t)values[i] << ((i % per_byte) * width));
         return;
     }
-    case 8: for (uint64_t i = 0; i < count; i++) out[i] = (uint8_t)(int8_t)values[i]; return;
-    case 16: for (uint64_t i = 0; i < count; i++) { int16_t v = (int16_t)values[i]; memcpy(out + i * 2, &v, 2); } return;
-    case 32: for (uint64_t i = 0; i < count; i++) { int32_t v = (int32_t)values[i]; memcpy(out + i * 4, &v, 4); } return;
+    case 8: for (uint64_t i = 0; i < count; i++) out[i] = (uint8_t)(int8_t)(values[i] - base); return;
+    case 16:
+        for (uint64_t i = 0; i < count; i++) { int16_t v = (int16_t)(values[i] - base); memcpy(out + i * 2, &v, 2); }
+        return;
+    case 32:
+        for (uint64_t i = 0; i < count; i++) { int32_t v = (int32_t)(values[i] - base); memcpy(out + i * 4, &v, 4); }
+        return;
     default: memcpy(out, values, count * 8); return;
     }
 }
@@ -248,35 +247,20 @@ static uint8_t based_width(int64_t min, int64_t max, uint8_t width, int32_t *out
     return narrow;
 }
 
-/* cc_packed_encode of each value minus `base` (widths 8, 16 and 32: based_width's). */
-static void encode_based(const int64_t *values, uint64_t count, uint8_t width, int32_t base, uint8_t *out) {
-    switch (width) {
-    case 8: for (uint64_t i = 0; i < count; i++) out[i] = (uint8_t)(int8_t)(values[i] - base); return;
-    case 16:
-        for (uint64_t i = 0; i < count; i++) { int16_t v = (int16_t)(values[i] - base); memcpy(out + i * 2, &v, 2); }
-        return;
-    default:
-        for (uint64_t i = 0; i < count; i++) { int32_t v = (int32_t)(values[i] - base); memcpy(out + i * 4, &v, 4); }
-        return;
-    }
-}
-
 int cc_emit_ints(cc_emitter *emitter, uint8_t role, uint8_t role_detail, const int64_t *values, uint64_t count,
                  uint64_t *out_ref) {
-    uint8_t width = cc_packed_width(values, count);
-    int32_t base = 0;
-    if (count && emitter->txn && emitter->txn->db->node_bases && cc_role_may_have_base(role, role_detail)) {
-        int64_t low = values[0], high = values[0];
-        for (uint64_t i = 1; i < count; i++) {
-            low = values[i] < low ? values[i] : low;
-            high = values[i] > high ? values[i] : high;
-        }
-        width = based_width(low, high, width, &base);
+    int64_t low = count ? values[0] : 0, high = low;
+    for (uint64_t i = 1; i < count; i++) {
+        low = values[i] < low ? values[i] : low;
+        high = values[i] > high ? values[i] : high;
     }
+    uint8_t width = plain_width(low < 0 ? low : 0, high > 0 ? high : 0);
+    int32_t base = 0;
+    if (count && emitter->txn && emitter->txn->db->node_bases && cc_role_may_have_base(role, role_detail))
+        width = based_width(low, high, width, &base);
     uint8_t *payload = cc_emit_begin(emitter, cc_payload_bytes(COLUMNAR_ENCODING_PACKED_INT, width, count));
     if (!payload) return -ENOMEM;
-    if (base) encode_based(values, count, width, base, payload);   /* `values` may be the emitter's scratch */
-    else cc_packed_encode(values, count, width, payload);
+    cc_packed_encode(values, count, width, base, payload);
     return emit_end_based(emitter, COLUMNAR_ENCODING_PACKED_INT, width, role, role_detail, count, base, out_ref);
 }
 

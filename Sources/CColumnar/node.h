@@ -75,10 +75,9 @@ static inline int64_t cc_node_int_at(const cc_node *node, uint64_t index) {
 static inline bool cc_role_may_have_base(uint8_t role, uint8_t role_detail) {
     return role == CF_ROLE_KEYS || (role == CF_ROLE_VALUES && role_detail == COLUMNAR_TYPE_INT);
 }
-/* Smallest width that holds every value. */
-uint8_t cc_packed_width(const int64_t *values, uint64_t count);
-/* Packs `count` values at `width` into `out` (payload bytes, zeroed by the callee). */
-void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, uint8_t *out);
+/* Packs `count` values at `width` into `out` (payload bytes, zeroed by the callee), each minus `base` (0 except at
+ * widths 8, 16 and 32, format.h NODE). */
+void cc_packed_encode(const int64_t *values, uint64_t count, uint8_t width, int32_t base, uint8_t *out);
 /* Index of the first element >= `key` in an ascending packed-int node (its base counted). */
 uint64_t cc_packed_lower_bound(const cc_node *node, int64_t key);
 

@@ -117,7 +117,7 @@ final class TableKeyBatches {
             if decoded.count < rows { decoded = [columnar_key](repeating: 0, count: rows) }
             columnar_array_decode_int(&cluster.keys, 0, UInt64(rows), &decoded)
             for key in decoded[..<rows] where key >= resume && key < end { keys.append(key) }
-            if last >= end - 1 || last == .max { finished = true }
+            if last >= end - 1 { finished = true }   // also when `last` is Int64.max, the one key `resume` cannot pass
             resume = last &+ 1
             if finished && keys.isEmpty { return false }
         }

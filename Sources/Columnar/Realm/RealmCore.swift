@@ -637,13 +637,16 @@ final class RealmCore {
     /// `binding`'s table, bound at `generation`.
     func readValue<Value: _Persistable>(_ type: Value.Type, binding: ClassBinding, key: columnar_key,
                                         generation: UInt64, column: columnar_col_id) -> Value {
+        if Value.self == Int.self {
+            return unsafeBitCast(readInt(binding: binding, key: key, generation: generation, column: column),
+                                 to: Value.self)
+        }
         precondition(generation == self.generation, "Object has been deleted or invalidated.")
         var value = columnar_value()
         let rc = columnar_obj_get(currentTransaction, binding.table, key, column, &value)
         if rc != COLUMNAR_OK { readFailed(rc, className: binding.schema.className) }
         // The common scalar types directly: no protocol witness, no `Realm` value (a reference count on the core).
         // The column's type matches the property's (checked when the class was bound), and these are not nullable.
-        if Value.self == Int.self { return unsafeBitCast(Int(value.as.i), to: Value.self) }
         if Value.self == Double.self { return unsafeBitCast(value.as.d, to: Value.self) }
         if Value.self == Bool.self { return unsafeBitCast(value.as.b, to: Value.self) }
         if Value.self == String.self {
@@ -653,7 +656,8 @@ final class RealmCore {
         return Value._read(value, from: Realm(core: self))
     }
 
-    /// `readValue` of an `Int` column (not nullable), through the engine's integer read.
+    /// `readValue` of an `Int` column (not nullable), through the engine's integer read: every read of an `Int`
+    /// property comes here, generic (`readValue`) or not (`CellFreeIntRead`).
     func readInt(binding: ClassBinding, key: columnar_key, generation: UInt64, column: columnar_col_id) -> Int {
         precondition(generation == self.generation, "Object has been deleted or invalidated.")
         var value: Int64 = 0
