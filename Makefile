@@ -3,7 +3,7 @@
 
 SWIFT ?= swift
 
-.PHONY: test main bench bench-grdb microbench asan crash-long tsan powercut fuzz fuzz-short compaction-kills
+.PHONY: test main bench bench-grdb microbench sync-overlap asan crash-long tsan powercut fuzz fuzz-short compaction-kills
 
 # Build and run every test, then the engine tests again without io_uring.
 test:
@@ -24,6 +24,16 @@ bench:
 bench-grdb:
 	bash scripts/setup.sh
 	cd Benchmarks/GRDBPeer && $(SWIFT) build -c release && .build/release/grdb-peer $(ARGS)
+
+# Whether concurrent fdatasyncs on one file overlap on this machine, without the engine: 1 writer against WRITERS
+# (default 8) writers, each through its own open file description, for four write patterns
+# (Benchmarks/SyncOverlap; docs/CommitPath.md, "Syncs that overlap"). The probe file goes in PROBE_DIR.
+WRITERS ?= 8
+PROBE_DIR ?= .build
+sync-overlap:
+	mkdir -p .build "$(PROBE_DIR)"
+	cc -std=c11 -O2 -Wall -Wextra -pthread Benchmarks/SyncOverlap/sync_overlap.c -o .build/sync-overlap
+	.build/sync-overlap "$(PROBE_DIR)" $(WRITERS)
 
 # Microbenchmarks of the engine's C API (ordo-one/package-benchmark, Benchmarks/StorageBenchmarks).
 microbench:
