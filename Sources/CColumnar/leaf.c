@@ -3,6 +3,7 @@
  */
 #include "leaf.h"
 
+#include "kernels.h"
 #include "mixed.h"
 
 #include <errno.h>
@@ -133,10 +134,53 @@ int cc_leaf_get(const cc_leaf *leaf, uint32_t index, void *cell, bool *is_null) 
     }
 }
 
+/* Decodes rows [from, from + count) of a leaf of a fixed-size type into cells `cells` (the mvec layout) in one
+ * loop per leaf rather than one call per cell: a write transaction copies a whole cluster into memory to change
+ * one value in it, every column of every row, and a call per cell was most of that cost. Returns false for the
+ * types it does not cover (strings, mixed values, timestamps, collections), which go cell by cell. */
+static bool leaf_decode_fixed(const cc_leaf *leaf, uint32_t from, uint32_t count, uint8_t cell_bytes,
+                              uint8_t *cells) {
+    if (leaf->collection != COLUMNAR_COLLECTION_NONE) return false;
+    const cc_node *values = &leaf->values;
+    switch (leaf->type) {
+    case COLUMNAR_TYPE_STRING: case COLUMNAR_TYPE_BINARY: case COLUMNAR_TYPE_MIXED: case COLUMNAR_TYPE_TIMESTAMP:
+        return false;
+    case COLUMNAR_TYPE_FLOAT: case COLUMNAR_TYPE_DOUBLE: case COLUMNAR_TYPE_OBJECTID: case COLUMNAR_TYPE_UUID:
+    case COLUMNAR_TYPE_DECIMAL128: {
+        /* Stored at the cell's own size (leaf_open checked the fixed widths; floats and doubles are 4 and 8). */
+        size_t width = leaf->type == COLUMNAR_TYPE_FLOAT ? 4 : leaf->type == COLUMNAR_TYPE_DOUBLE ? 8
+                       : fixed_width(leaf->type);
+        if (width != cell_bytes) return false;
+        memcpy(cells, values->payload + (size_t)from * width, (size_t)count * width);
+        return true;
+    }
+    default: {
+        /* Packed ints (ints, bools, links and the rest of cc_leaf_get's default): cells are int64. */
+        if (cell_bytes != 8) return false;
+        int64_t *out = (int64_t *)(void *)cells;
+        cc_unpack_ints(values->payload, values->width, from, count, out);
+        if (leaf->type == COLUMNAR_TYPE_BOOL) {
+            for (uint32_t i = 0; i < count; i++) out[i] = out[i] != 0;
+        } else {
+            cc_add_base(out, count, values->base);
+        }
+        return true;
+    }
+    }
+}
+
 int cc_leaf_append(const cc_leaf *leaf, uint32_t from, uint32_t count, cc_mvec *vec) {
     uint32_t at = vec->count;
     int rc = cc_mvec_insert_default(vec, at, count);
     if (rc) return rc;
+    if (count && leaf_decode_fixed(leaf, from, count, vec->cell_bytes, cc_mvec_cell(vec, at))) {
+        if (vec->nulls) {
+            /* Null flags are 1-bit packed ints without a base (node validation refuses one). */
+            if (leaf->nulls.ref) cc_unpack_flags(leaf->nulls.payload, leaf->nulls.width, from, count, vec->nulls + at);
+            else memset(vec->nulls + at, 0, count);
+        }
+        return 0;
+    }
     for (uint32_t i = 0; i < count; i++) {
         bool is_null;
         rc = cc_leaf_get(leaf, from + i, cc_mvec_cell(vec, at + i), &is_null);
