@@ -81,11 +81,21 @@ int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expe
     return 0;
 }
 
+int cc_node_base_check(const columnar_db *db, const cc_node *node) {
+    /* Before format version 4 the header's last four bytes were reserved and always zero: anything else there is
+     * damage (that the node's checksum would show, but ordinary reads do not compute it), not a base to add. */
+    if (node->base == 0 || db->node_bases) return 0;
+    return CC_CORRUPT(node->ref, "node at %llu has base %lld in its header, but a file of format version 2 or 3 "
+                      "holds no bases (those header bytes are reserved and zero)", (unsigned long long)node->ref,
+                      (long long)node->base);
+}
+
 int cc_node_read(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out) {
-    return cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role,
-                        (txn->db->flags & COLUMNAR_OPEN_PARANOID) != 0 ||
-                            atomic_load_explicit(&txn->db->map.verify_reads, memory_order_relaxed),
-                        out);
+    int rc = cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role,
+                          (txn->db->flags & COLUMNAR_OPEN_PARANOID) != 0 ||
+                              atomic_load_explicit(&txn->db->map.verify_reads, memory_order_relaxed),
+                          out);
+    return rc ? rc : cc_node_base_check(txn->db, out);
 }
 
 int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
@@ -106,7 +116,8 @@ int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index
 }
 
 int cc_node_read_verified(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out) {
-    return cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role, true, out);
+    int rc = cc_node_view(txn->db->map.base, txn->used_size, ref, expect_role, true, out);
+    return rc ? rc : cc_node_base_check(txn->db, out);
 }
 
 int cc_node_child_verified(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,

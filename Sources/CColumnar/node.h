@@ -35,8 +35,10 @@ static inline uint64_t cc_node_span(uint64_t payload_bytes) {
  * CC_MAX_NARROW_COUNT elements. Returns 0 or COLUMNAR_ECORRUPT. */
 int cc_node_view(const uint8_t *base, uint64_t limit, uint64_t ref, uint8_t expect_role, bool verify_checksum,
                  cc_node *out);
-/* The same within a transaction's version. */
+/* The same within a transaction's version, where a file of format version 2 or 3 may hold no base at all. */
 int cc_node_read(const columnar_txn *txn, uint64_t ref, uint8_t expect_role, cc_node *out);
+/* COLUMNAR_ECORRUPT when `node` has a base and `db`'s format version has none (2 and 3), else 0. */
+int cc_node_base_check(const columnar_db *db, const cc_node *node);
 /* Reads child `index` of a REFS node; ref 0 is allowed only when `may_be_zero` (then out->ref == 0). */
 int cc_node_child(const columnar_txn *txn, const cc_node *parent, uint32_t index, uint8_t expect_role,
                   bool may_be_zero, cc_node *out);

@@ -220,7 +220,8 @@ static bool visit(verifier *v, uint64_t ref, uint8_t expect_role, uint64_t paren
         lose_data(v);
         return false;
     }
-    bool suspect = cc_node_view(v->base, v->used_size, ref, 0, true, out) != 0;
+    bool suspect = cc_node_view(v->base, v->used_size, ref, 0, true, out) != 0 ||
+                   cc_node_base_check(v->txn->db, out) != 0;
     if (suspect) {
         report(v, ref, "%s", columnar_last_error()->message);
         v->suspect_nodes++;

@@ -1,8 +1,8 @@
 // FrameOfReferenceTests.swift — packed ints with a base (format version 4; FileFormat.md, "Frame of reference"):
 // object keys, ids and index keys far from zero are stored as small elements plus a base, and every reader adds it
 // back. Checked against a plain Swift model through row reads, primary-key lookups, the scan kernels and verify,
-// before and after a reopen; a file of format version 2 is still written without bases; a base where the format
-// allows none is damage.
+// before and after a reopen; a file of format version 2 is still written without bases, and a base in one is
+// damage; so is a base where the format allows none.
 
 import CColumnar
 import ColumnarTestSupport
@@ -192,8 +192,9 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         try assertMatches(db, schema, model, "after a reopen")
     }
 
-    func testAVersionTwoFileIsWrittenWithoutBases() throws {
-        // A version 2 file: a new file whose identity says 2 (its first version holds no node a base could narrow).
+    /// Makes the test's new file a version 2 file: its identity says 2 (its first version holds no node a base
+    /// could narrow), and it is open again.
+    private func makeVersionTwo() throws {
         db.close()
         var identity = try FileSurgery.read(path, at: 0, count: 512)
         XCTAssertEqual(identity[8], 4)
@@ -202,7 +203,18 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         identity.replaceSubrange(508..<512, with: (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
         try FileSurgery.write(path, at: 0, identity)
         try reopen()
+    }
 
+    /// Writes `base` into the header of `node` and makes its checksum right again, so that only the base is wrong.
+    private func setBase(_ base: Int32, of node: LiveNode) throws {
+        try FileSurgery.write(path, at: node.ref + 12, (0..<4).map { UInt8(truncatingIfNeeded: base >> (8 * $0)) })
+        let covered = try FileSurgery.read(path, at: node.ref + 4, count: 12 + Int(node.payloadBytes))
+        let crc = Self.crc32c(ArraySlice(covered))
+        try FileSurgery.write(path, at: node.ref, (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+    }
+
+    func testAVersionTwoFileIsWrittenWithoutBases() throws {
+        try makeVersionTwo()
         var random = makeSeededGenerator()
         let (schema, model) = try fill(db, &random)
         try assertMatches(db, schema, model, "a version 2 file")
@@ -214,6 +226,32 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         try assertMatches(db, schema, model, "a version 2 file, reopened")
     }
 
+    func testABaseInAVersionTwoFileIsDamage() throws {
+        // In a version 2 file the header bytes a base occupies were reserved and zero, even where version 4 would
+        // allow a base (an Int column's values): a non-zero value there is damage, not a base to add to every value,
+        // even with the node's checksum made to match (ordinary reads do not compute it).
+        try makeVersionTwo()
+        var random = makeSeededGenerator()
+        let (schema, model) = try fill(db, &random)
+        let values = try packedNodes(path).first { $0.node.table == schema.table && $0.node.column == schema.score
+            && $0.node.what == "values" }
+        let node = try XCTUnwrap(values).node
+        try setBase(7, of: node)
+        XCTAssertThrowsError(try db.read { txn in
+            for key in model.keys.sorted() { _ = try txn.get(schema.table, key, schema.score) }
+        }) { error in
+            let engine = error as? EngineError
+            XCTAssertEqual(engine?.code, COLUMNAR_ECORRUPT, "\(error)")
+            XCTAssertTrue(engine?.message.contains("format version 2 or 3") ?? false, engine?.message ?? "")
+        }
+        try db.read { txn in
+            let key = try XCTUnwrap(model.keys.sorted().first)
+            XCTAssertEqual(try txn.get(schema.table, key, schema.id), .int(Self.firstId), "other columns still read")
+            let report = txn.verify()
+            XCTAssertTrue(report.findings.contains { $0.ref == node.ref && $0.what.contains("base 7") }, "\(report)")
+        }
+    }
+
     func testABaseWhereTheFormatAllowsNoneIsDamage() throws {
         var random = makeSeededGenerator()
         let (schema, model) = try fill(db, &random)
@@ -223,11 +261,8 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         let nulls = try packedNodes(path).first { $0.node.table == schema.table && $0.node.column == schema.maybe
             && $0.node.what == "null bitmap" }
         let node = try XCTUnwrap(nulls).node
-        try FileSurgery.write(path, at: node.ref + 12, [1, 0, 0, 0])
         // Its checksum made right again (the inspector refuses to decode such a node), so only the base is wrong.
-        let covered = try FileSurgery.read(path, at: node.ref + 4, count: 12 + Int(node.payloadBytes))
-        let crc = Self.crc32c(ArraySlice(covered))
-        try FileSurgery.write(path, at: node.ref, (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * $0)) })
+        try setBase(1, of: node)
         let key = try XCTUnwrap(model.keys.sorted().first)
         XCTAssertThrowsError(try db.read { txn in
             for key in model.keys.sorted() { _ = try txn.get(schema.table, key, schema.maybe) }
