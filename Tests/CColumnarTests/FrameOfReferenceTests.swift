@@ -205,6 +205,14 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         try reopen()
     }
 
+    /// The first live packed-int node of the test file that is `what` ("values", "null bitmap") of `column`.
+    private func packedNode(_ what: String, of column: ColumnID, in schema: Schema) throws -> LiveNode {
+        let found = try packedNodes(path).first {
+            $0.node.table == schema.table && $0.node.column == column && $0.node.what == what
+        }
+        return try XCTUnwrap(found, "no \(what) node of column \(column)").node
+    }
+
     /// Writes `base` into the header of `node` and makes its checksum right again, so that only the base is wrong.
     private func setBase(_ base: Int32, of node: LiveNode) throws {
         try FileSurgery.write(path, at: node.ref + 12, (0..<4).map { UInt8(truncatingIfNeeded: base >> (8 * $0)) })
@@ -231,50 +239,49 @@ final class FrameOfReferenceTests: DatabaseTestCase {
         // allow a base (an Int column's values): a non-zero value there is damage, not a base to add to every value,
         // even with the node's checksum made to match (ordinary reads do not compute it).
         try makeVersionTwo()
-        var random = makeSeededGenerator()
-        let (schema, model) = try fill(db, &random)
-        let values = try packedNodes(path).first { $0.node.table == schema.table && $0.node.column == schema.score
-            && $0.node.what == "values" }
-        let node = try XCTUnwrap(values).node
-        try setBase(7, of: node)
-        XCTAssertThrowsError(try db.read { txn in
-            for key in model.keys.sorted() { _ = try txn.get(schema.table, key, schema.score) }
-        }) { error in
-            let engine = error as? EngineError
-            XCTAssertEqual(engine?.code, COLUMNAR_ECORRUPT, "\(error)")
-            XCTAssertTrue(engine?.message.contains("format version 2 or 3") ?? false, engine?.message ?? "")
-        }
-        try db.read { txn in
-            let key = try XCTUnwrap(model.keys.sorted().first)
-            XCTAssertEqual(try txn.get(schema.table, key, schema.id), .int(Self.firstId), "other columns still read")
-            let report = txn.verify()
-            XCTAssertTrue(report.findings.contains { $0.ref == node.ref && $0.what.contains("base 7") }, "\(report)")
-        }
+        try assertBaseRefused(7, in: "values", of: \.score, readError: "format version 2 or 3", finding: "base 7")
     }
 
     func testABaseWhereTheFormatAllowsNoneIsDamage() throws {
+        // The nullable column's null flags: a base there would change which rows read as null.
+        try assertBaseRefused(1, in: "null bitmap", of: \.maybe, readError: "base 1", finding: "base")
+    }
+
+    /// Fills the table, writes `base` into the header of the `what` node of one of its columns (its checksum made
+    /// right again, so that only the base is wrong), and asserts that reads and verify refuse it.
+    private func assertBaseRefused(_ base: Int32, in what: String, of column: KeyPath<Schema, ColumnID>,
+                                   readError: String, finding: String, file: StaticString = #filePath,
+                                   line: UInt = #line) throws {
         var random = makeSeededGenerator()
         let (schema, model) = try fill(db, &random)
         // The file is changed under the open handle, whose mapping sees the change: a reopen would instead find
         // the version's commit record failing and open the version before it (CommitPath.md, "Recovery").
-        // The nullable column's null flags: a base there would change which rows read as null.
-        let nulls = try packedNodes(path).first { $0.node.table == schema.table && $0.node.column == schema.maybe
-            && $0.node.what == "null bitmap" }
-        let node = try XCTUnwrap(nulls).node
-        // Its checksum made right again (the inspector refuses to decode such a node), so only the base is wrong.
-        try setBase(1, of: node)
-        let key = try XCTUnwrap(model.keys.sorted().first)
+        let node = try packedNode(what, of: schema[keyPath: column], in: schema)
+        try setBase(base, of: node)
+        try assertRefused(node, column: schema[keyPath: column], schema: schema, keys: model.keys.sorted(),
+                          readError: readError, finding: finding, file: file, line: line)
+    }
+
+    /// Asserts that reading `column` of every object fails with COLUMNAR_ECORRUPT mentioning `readError` (the
+    /// damaged `node` is among its leaves), that other columns still read, and that verify reports the node with a
+    /// finding mentioning `finding`.
+    private func assertRefused(_ node: LiveNode, column: ColumnID, schema: Schema, keys: [ObjectKey],
+                               readError: String, finding: String, file: StaticString = #filePath,
+                               line: UInt = #line) throws {
         XCTAssertThrowsError(try db.read { txn in
-            for key in model.keys.sorted() { _ = try txn.get(schema.table, key, schema.maybe) }
-        }) { error in
+            for key in keys { _ = try txn.get(schema.table, key, column) }
+        }, file: file, line: line) { error in
             let engine = error as? EngineError
-            XCTAssertEqual(engine?.code, COLUMNAR_ECORRUPT, "\(error)")
-            XCTAssertTrue(engine?.message.contains("base 1") ?? false, engine?.message ?? "")
+            XCTAssertEqual(engine?.code, COLUMNAR_ECORRUPT, "\(error)", file: file, line: line)
+            XCTAssertTrue(engine?.message.contains(readError) ?? false, engine?.message ?? "", file: file, line: line)
         }
         try db.read { txn in
-            XCTAssertEqual(try txn.get(schema.table, key, schema.id), .int(Self.firstId), "other columns still read")
+            let key = try XCTUnwrap(keys.first, file: file, line: line)
+            XCTAssertEqual(try txn.get(schema.table, key, schema.id), .int(Self.firstId), "other columns still read",
+                           file: file, line: line)
             let report = txn.verify()
-            XCTAssertTrue(report.findings.contains { $0.ref == node.ref && $0.what.contains("base") }, "\(report)")
+            XCTAssertTrue(report.findings.contains { $0.ref == node.ref && $0.what.contains(finding) }, "\(report)",
+                          file: file, line: line)
         }
     }
 
