@@ -41,8 +41,11 @@ static inline bool cc_identity_encrypted(const cf_identity *identity) {
            identity->format_version == CF_FORMAT_VERSION_ENCRYPTED_NO_BASES;
 }
 /* Whether the file's packed-int nodes may carry a base (format.h NODE): versions 4 and 5. */
+static inline bool cc_format_has_node_bases(uint32_t format_version) {
+    return format_version == CF_FORMAT_VERSION || format_version == CF_FORMAT_VERSION_ENCRYPTED;
+}
 static inline bool cc_identity_node_bases(const cf_identity *identity) {
-    return identity->format_version == CF_FORMAT_VERSION || identity->format_version == CF_FORMAT_VERSION_ENCRYPTED;
+    return cc_format_has_node_bases(identity->format_version);
 }
 /* Fills (and checksums) the slot of `version`. */
 void cc_slot_build(cf_slot *slot, const uint8_t file_id[CF_FILE_ID_BYTES], uint64_t version, uint64_t top_ref,

@@ -884,6 +884,9 @@ int columnar_inspect_verify(columnar_inspector *insp, columnar_finding_fn on_fin
     db.map.mirror = insp->mirror;   /* for the list of sectors that fail authentication; never destroyed here */
     db.map.reserved_bytes = insp->file_size;
     atomic_store(&db.map.mapped_bytes, insp->file_size);
+    /* The file's format version says whether its nodes may carry bases (verify refuses one in a version 2 or 3
+     * file). */
+    db.node_bases = cc_format_has_node_bases(insp->header.format_version);
     columnar_txn txn;
     memset(&txn, 0, sizeof txn);
     txn.db = &db;
