@@ -620,7 +620,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
      * later one is durable, so at most CF_SLOT_COUNT - 1 versions may wait for a sync. */
     uint64_t durable = cc_durable_version(db);
     if (txn->version + 1 - durable >= CF_SLOT_COUNT) {
-        if ((rc = cc_durability_sync_written(db))) goto done;
+        if ((rc = cc_durability_sync_written(db, false))) goto done;
         durable = cc_durable_version(db);
     }
     /* Durable now or not, the record must reach back to the version durable when the base was read, at least:
@@ -646,7 +646,7 @@ int cc_commit(columnar_txn *txn, cc_written *out) {
     }
     cc_io_step(db->io, COLUMNAR_STEP_NODES_WRITTEN);
     /* A large commit makes its nodes durable before its slot exists, so recovery need not read them back. */
-    if ((image.slot_flags & CF_SLOT_NODES_SYNCED) && (rc = cc_durability_sync_written(db))) goto failed_io;
+    if ((image.slot_flags & CF_SLOT_NODES_SYNCED) && (rc = cc_durability_sync_written(db, true))) goto failed_io;
     columnar_io_write slot_write = { cf_slot_offset(image.version), &slot, sizeof slot };
     if ((rc = db->io->write_batch(db->io->context, db->fd, &slot_write, 1))) {
         rc = cc_error(rc, 0, "", "writing the header slot of version %llu of %s failed: %s",

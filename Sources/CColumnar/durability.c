@@ -76,7 +76,7 @@ static int repair_held(columnar_db *db) {
     return cc_recover(db, kind, cc_lock_durable(db->lock), true, &state);
 }
 
-int cc_durability_sync_written(columnar_db *db) {
+int cc_durability_sync_written(columnar_db *db, bool nodes_pending) {
     for (;;) {
         bool leader_died;
         int led = cc_lock_sync_lead(db->lock, &leader_died);
@@ -90,6 +90,13 @@ int cc_durability_sync_written(columnar_db *db) {
                             "not in the database%s", db->path, columnar_strerror(error),
                             rc ? " (and the file could not be repaired: it refuses writes until reopened)" : "");
         if (rc) return rc;
+        /* Another committer's sync failed, or a leader died, after this commit's nodes were written (the writer
+         * lock kept any repair from running before): Linux may have marked their pages clean unwritten, and no
+         * later sync would write them. Syncing again and writing the slot would name nodes the disk may lack. */
+        if (nodes_pending)
+            return cc_error(-EIO, 0, "", "a sync of %s failed (or its leader died) while the nodes of this commit "
+                            "waited for theirs, so they may not have reached the disk; the commit is not in the "
+                            "database", db->path);
     }
 }
 

@@ -21,8 +21,12 @@ uint64_t cc_durable_version(columnar_db *db);
 /* With the writer lock held: makes everything written so far durable (every version named, and the nodes of a
  * commit not named yet), leading a sync of its own (after waiting for a sync under way). Runs any repair a dead
  * leader or a failed sync calls for. Returns 0, or the sync's error (the failed versions are then gone from the
- * file). */
-int cc_durability_sync_written(columnar_db *db);
+ * file).
+ *
+ * With `nodes_pending` (a large commit's nodes are written and its slot is not), a repair on the way fails the
+ * commit instead of syncing again: the sync that failed (or whose leader died) may have marked those nodes' pages
+ * clean without writing them, and a later sync would then report them durable while the disk lacks them. */
+int cc_durability_sync_written(columnar_db *db, bool nodes_pending);
 
 /* After the writer lock is released: finishes the commit of `written` as the database's durability asks. FULL
  * waits until it is durable (leading a sync when none is under way) and published; UNSAFE publishes it at once;
