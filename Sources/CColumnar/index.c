@@ -1,7 +1,8 @@
 /*
  * index.c — search indexes. An index is a tree like a table's whose rows hold the first object key filed under an
  * index key and a list of any further ones. Lookups compute the value's index key, then check each candidate's
- * actual value, so values that share a key cost time, never correctness.
+ * actual value, so values that share a key cost time, never correctness; where a key stands for one value only
+ * (key_is_exact) the check is that the object exists.
  *
  * Two kinds of index key (docs/FileFormat.md, "Search indexes"):
  * - hash keys, a 64-bit hash of the value: ObjectId and UUID columns, and every index of a file written before
@@ -214,9 +215,37 @@ static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int6
     return cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
 }
 
-/* Whether object `key` of the table has `cell` in `column`. */
+/* Whether an ordered key stands for exactly one value, so that every object filed under it holds `cell`: ints
+ * other than INT64_MIN (which shares its key with null), bools, and timestamps inside the exact range. Such
+ * entries are trusted as SQLite trusts its index entries; `verify` checks each entry against its object's value. */
+static bool key_is_exact(const cc_column *column, const void *cell, bool is_null) {
+    if (!(column->flags & CF_COL_FLAG_ORDERED) || is_null) return false;
+    switch (column->type) {
+    case COLUMNAR_TYPE_INT: { int64_t v; memcpy(&v, cell, 8); return v != INT64_MIN; }
+    case COLUMNAR_TYPE_BOOL: return true;
+    case COLUMNAR_TYPE_TIMESTAMP: {
+        cc_ts ts;
+        memcpy(&ts, cell, sizeof ts);
+        return ts.seconds > -TIMESTAMP_KEY_SECONDS_LIMIT && ts.seconds < TIMESTAMP_KEY_SECONDS_LIMIT;
+    }
+    default: return false;
+    }
+}
+
+/* Whether object `key` of the table has `cell` in `column`. With an exact key only whether the object exists:
+ * that finds its row, which the caller reads next anyway (cc_obj_find remembers it). */
 static int candidate_matches(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, const void *cell,
-                             bool is_null, bool *matches) {
+                             bool is_null, bool exact, bool *matches) {
+    if (exact) {
+        cc_tstate *ts;
+        cc_rowpos pos;
+        int rc = cc_obj_find(txn, table, key, &ts, &pos);
+        if (rc == COLUMNAR_ENOTFOUND)
+            return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table,
+                              (long long)key);
+        *matches = rc == 0;
+        return rc;
+    }
     uint8_t value[16];
     bool value_null;
     int rc = object_value(txn, table, column, key, value, &value_null);
@@ -258,6 +287,7 @@ typedef struct equal_sink {
     uint32_t column;
     const void *cell;
     bool is_null;
+    bool exact;             /* key_is_exact: the entry's objects hold the value if they exist */
     int64_t smallest;       /* INT64_MAX: none yet */
     int64_t *keys;          /* when collecting: every match (in `few` until more than fit there) */
     size_t count;
@@ -269,7 +299,7 @@ typedef struct equal_sink {
 static int sink_equal(void *context, int64_t key) {
     equal_sink *s = context;
     bool matches = false;
-    int rc = candidate_matches(s->txn, s->table, s->column, key, s->cell, s->is_null, &matches);
+    int rc = candidate_matches(s->txn, s->table, s->column, key, s->cell, s->is_null, s->exact, &matches);
     if (rc || !matches) return rc;
     if (key < s->smallest) s->smallest = key;
     if (!s->collect) return 0;
@@ -302,7 +332,8 @@ int cc_index_find(columnar_txn *txn, uint32_t table, uint32_t column, const void
     cc_rowpos pos;
     bool exists;
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
-    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, false, { 0 } };
+    equal_sink sink = { txn, table, column, cell, is_null, key_is_exact(col, cell, is_null), INT64_MAX, NULL, 0, 0,
+                        false, { 0 } };
     if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) return rc;
     if (sink.smallest != INT64_MAX) {
         *found = true;
@@ -398,8 +429,10 @@ int columnar_index_find_all(columnar_txn *txn, columnar_table_id table, columnar
     bool exists;
     if ((rc = cc_tree_find(txn, &ts->indexes[column], index_key, &pos, &exists)) || !exists) return rc;
     /* The entry lists every object whose value has this key: the first key, then the further ones. Each is
-     * checked against its actual value, so objects whose different values share the key are left out. */
-    equal_sink sink = { txn, table, column, cell, is_null, INT64_MAX, NULL, 0, 0, true, { 0 } };
+     * checked against its actual value (unless the key is exact), so objects whose different values share the key
+     * are left out. */
+    equal_sink sink = { txn, table, column, cell, is_null, key_is_exact(col, cell, is_null), INT64_MAX, NULL, 0, 0,
+                        true, { 0 } };
     if ((rc = visit_entry_keys(txn, cc_index_schema_of(col), &pos, sink_equal, &sink))) goto done;
     if (sink.count > 1) qsort(sink.keys, sink.count, sizeof *sink.keys, compare_keys);
     /* An object listed twice (a damaged index) is reported once. */

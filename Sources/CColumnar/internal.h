@@ -319,6 +319,11 @@ struct columnar_txn {
     uint64_t cluster_cache_ref;
     cc_node cluster_cache_keys;
     uint32_t cluster_cache_row;  /* the row last found there: a scan's next key is usually the next row's */
+    /* Read transactions: the committed cluster the last descent (of any table or index tree) ended in, with its
+     * key array, both already validated: the reads that follow a lookup open that cluster's column leaves without
+     * reading its nodes again. recent_cluster.ref == 0: none. */
+    cc_node recent_cluster;
+    cc_node recent_cluster_keys;
     /* Opened column leaves of committed clusters (direct-mapped by cluster ref and column), so repeated reads of
      * the same cluster validate its nodes once. Holds struct cc_leaf, defined in leaf.h. */
     struct cc_leaf_cache_entry *leaf_cache;

@@ -38,9 +38,13 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
     } else {
         if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
         if (!txn->is_write && out_pos->cluster_ref && !out_pos->leaf) {
+            /* The descent has just read the cluster's key array (recent_cluster). */
             cc_node cluster, keys;
-            if (cc_node_read(txn, out_pos->cluster_ref, CF_ROLE_CLUSTER, &cluster) == 0 &&
-                cc_node_child(txn, &cluster, 0, CF_ROLE_KEYS, false, &keys) == 0 && keys.count > 0) {
+            bool read = txn->recent_cluster.ref == out_pos->cluster_ref;
+            if (read) keys = txn->recent_cluster_keys;
+            else read = cc_node_read(txn, out_pos->cluster_ref, CF_ROLE_CLUSTER, &cluster) == 0 &&
+                        cc_node_child(txn, &cluster, 0, CF_ROLE_KEYS, false, &keys) == 0;
+            if (read && keys.count > 0) {
                 txn->cluster_cache_valid = true;
                 txn->cluster_cache_table = table;
                 txn->cluster_cache_ref = out_pos->cluster_ref;

@@ -53,14 +53,10 @@ static uint32_t route_private(const cc_tnode *inner, int64_t key) {
     return low ? low - 1 : 0;
 }
 
+/* The same for a committed inner node: the element before the first above the key. */
 static uint64_t route_packed(const cc_node *keys, int64_t key) {
-    uint64_t low = 0, high = keys->count;
-    while (low < high) {
-        uint64_t mid = low + (high - low) / 2;
-        if (cc_node_int_at(keys, mid) <= key) low = mid + 1;
-        else high = mid;
-    }
-    return low ? low - 1 : 0;
+    uint64_t above = key == INT64_MAX ? keys->count : cc_packed_lower_bound(keys, key + 1);
+    return above ? above - 1 : 0;
 }
 
 static uint32_t lower_bound_private(const cc_tnode *leaf, int64_t key) {
@@ -125,6 +121,12 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
             *found = row < keys.count && cc_node_int_at(&keys, row) == key;
             out->cluster_ref = node.ref;
             out->row = (uint32_t)row;
+            if (!txn->is_write) {
+                /* Committed nodes of a read transaction's version never change (see cc_row_get). */
+                columnar_txn *mutable_txn = (columnar_txn *)txn;
+                mutable_txn->recent_cluster = node;
+                mutable_txn->recent_cluster_keys = keys;
+            }
             return 0;
         }
         uint64_t next = cc_node_ref_at(&node, (uint32_t)route_packed(&keys, key) + 1);
@@ -179,7 +181,9 @@ int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_
         }
     }
     cc_leaf leaf;
-    int rc = cc_cluster_leaf_open(txn, pos->cluster_ref, column, col->type, col->collection, &leaf);
+    int rc = slot && txn->recent_cluster.ref == pos->cluster_ref
+        ? cc_cluster_node_leaf_open(txn, &txn->recent_cluster, column, col->type, col->collection, &leaf)
+        : cc_cluster_leaf_open(txn, pos->cluster_ref, column, col->type, col->collection, &leaf);
     if (rc) return rc;
     if (slot) *slot = (cc_leaf_cache_entry){ pos->cluster_ref, column, 0, leaf };
     if (!leaf.values.ref) {
@@ -198,7 +202,13 @@ int cc_cluster_leaf_open(const columnar_txn *txn, uint64_t cluster_ref, uint32_t
     cc_node cluster;
     int rc = cc_node_read(txn, cluster_ref, CF_ROLE_CLUSTER, &cluster);
     if (rc) return rc;
-    uint64_t leaf_ref = column + 1 < cluster.count ? cc_node_ref_at(&cluster, column + 1) : 0;
+    return cc_cluster_node_leaf_open(txn, &cluster, column, type, collection, out);
+}
+
+int cc_cluster_node_leaf_open(const columnar_txn *txn, const cc_node *cluster, uint32_t column, uint8_t type,
+                              uint8_t collection, cc_leaf *out) {
+    memset(out, 0, sizeof *out);
+    uint64_t leaf_ref = column + 1 < cluster->count ? cc_node_ref_at(cluster, column + 1) : 0;
     return leaf_ref ? cc_leaf_open(txn, leaf_ref, type, collection, out) : 0;
 }
 

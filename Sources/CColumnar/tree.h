@@ -34,6 +34,9 @@ int cc_tree_find(const columnar_txn *txn, const cc_child *root, int64_t key, cc_
  * written: every row holds the default). The caller checks the leaf's count against the rows it reads. */
 int cc_cluster_leaf_open(const columnar_txn *txn, uint64_t cluster_ref, uint32_t column, uint8_t type,
                          uint8_t collection, cc_leaf *out);
+/* The same in a cluster whose node the caller has read (and validated) already. */
+int cc_cluster_node_leaf_open(const columnar_txn *txn, const cc_node *cluster, uint32_t column, uint8_t type,
+                              uint8_t collection, cc_leaf *out);
 /* Reads column `column` of the row at `pos` into `cell`, which receives cc_cell_bytes of the column's type and
  * collection (8 bytes for an int column, 16 at most). */
 int cc_row_get(const columnar_txn *txn, const cc_table_schema *schema, const cc_rowpos *pos, uint32_t column,

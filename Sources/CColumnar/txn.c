@@ -80,6 +80,7 @@ static void tables_reset(columnar_txn *txn) {
     txn->table_capacity = 0;
     txn->cache_valid = false;
     txn->cluster_cache_valid = false;
+    txn->recent_cluster.ref = 0;
     if (txn->leaf_cache) memset(txn->leaf_cache, 0, CC_LEAF_CACHE_SLOTS * sizeof *txn->leaf_cache);
 }
 
