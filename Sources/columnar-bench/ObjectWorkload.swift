@@ -10,7 +10,8 @@
 //   held:    one Int property of every object, the objects made before the measured interval, against the raw C
 //            read of the same column (Columnar: `item.someInt` for each of `Array(realm.objects(Item.self))`;
 //            C API: `columnar_obj_get_int` for every key; ColumnarColumnReads.swift). No SQLite row: the pair shows
-//            what a managed property read costs over the column read it makes.
+//            what a managed property read costs over the column read it makes. The lookups have a C API row too
+//            (`columnar_obj_find_primary_key` + `columnar_obj_get_int`), with the cost of one table descent noted.
 //   lookup:  `lookupCount` objects found by primary key in a seeded random order, reading one Int property of each
 //            (Columnar: `realm.object(ofType:forPrimaryKey:)`; SQLite: a prepared `SELECT ... WHERE id = ?` on the
 //            INTEGER PRIMARY KEY).
@@ -42,16 +43,20 @@ struct ObjectRow {
     }
 }
 
+/// An engine with a row in the lookup workload.
+protocol PrimaryKeyLookupEngine: EngineIdentity {
+    /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
+    func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
+}
+
 /// What the runner needs of an engine for the object suite's key-value-shaped workloads (insert, read, lookup,
 /// single-object commits), which a key-value store runs too. As for `BenchmarkEngine`, each method opens the database at `path`, does its
 /// part and closes it again, and times only the measured part through `recorder`.
-protocol KeyValueBenchmarkEngine: EngineIdentity {
+protocol KeyValueBenchmarkEngine: PrimaryKeyLookupEngine {
     /// Creates the table (not measured), then adds objects 0 ..< objectCount in one durable write transaction.
     func insertObjects(path: String, data: DataSet, objectCount: Int, recorder: inout LatencyRecorder) throws
     /// Reads `someInt` of every object; returns how many objects were read and the sum of the values.
     func readIntProperty(path: String, recorder: inout LatencyRecorder) throws -> (objectCount: Int, sum: Int)
-    /// Finds each object of `ids` by primary key and returns the sum of their `someInt`.
-    func lookUpByPrimaryKey(path: String, ids: [Int], recorder: inout LatencyRecorder) throws -> Int
     /// Sets `someInt` of object `update.id` to `update.value`, each update in its own durable write transaction.
     func singleObjectCommits(path: String, updates: [(id: Int, value: Int)], recorder: inout LatencyRecorder) throws
 }
@@ -64,7 +69,7 @@ protocol ObjectBenchmarkEngine: KeyValueBenchmarkEngine {
 }
 
 /// An engine of the held-objects workload: the object API, and the C API read it is measured against.
-protocol HeldObjectReadEngine: EngineIdentity {
+protocol HeldObjectReadEngine: PrimaryKeyLookupEngine {
     /// Reads `someInt` of every object of the object suite's file, the objects (or keys) found before the measured
     /// interval; returns how many objects were read and the sum of the values.
     func readIntPropertyOfHeldObjects(path: String, recorder: inout LatencyRecorder) throws
@@ -122,7 +127,11 @@ extension WorkloadRunner {
         order.shuffle(using: &orderGenerator)
         let ids = (0 ..< configuration.lookupCount).map { order[$0 % objectCount] }
         let expectedLookupSum = ids.reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
-        for engine in keyValueWorkloadEngines {
+        // The key-value engines, then the C API's row (the object API is among both lists: one row for it).
+        let lookupEngines = keyValueWorkloadEngines.map { $0 as any PrimaryKeyLookupEngine }
+            + heldReadEngines.filter { held in !keyValueWorkloadEngines.contains { $0.name == held.name } }
+                .map { $0 as any PrimaryKeyLookupEngine }
+        for engine in lookupEngines {
             let path = databasePath(engine, "objects")
             results.append(try measure("objects: lookup by pk", engine, path, operations: ids.count,
                                        operationsPerSample: Self.objectReadsPerSample) { recorder in

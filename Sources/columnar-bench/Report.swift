@@ -134,7 +134,9 @@ struct Report: Codable {
         if hasColumnReads {
             lines.append("\(Self.comparedEngine)/\(Self.columnReadEngine): a managed property read of objects already "
                 + "made against the C API's read of the same column (columnar_obj_get_int), same file and keys "
-                + "(1: the object API adds nothing; 0.5: it doubles the cost of the column read).")
+                + "(1: the object API adds nothing; 0.5: it doubles the cost of the column read); on the lookup "
+                + "row, realm.object(ofType:forPrimaryKey:) and the read against columnar_obj_find_primary_key and "
+                + "columnar_obj_get_int.")
         }
         if hasKeyValue {
             lines.append("\(Self.comparedEngine)/\(Self.keyValueEngine): the same against LMDB, on the object suite's "
