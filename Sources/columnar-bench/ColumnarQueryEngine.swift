@@ -160,17 +160,10 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
     /// itself costs: the index's descent, the check of each candidate's string (the table's descent) and the read of
     /// its id; the rest of a lookup through Results is the object API's.
     private func lookUpOnCAPI(_ values: [String], expecting ids: [Int64], path: String) throws -> Double {
-        var options = columnar_open_options()
-        options.flags = COLUMNAR_OPEN_READ_ONLY.rawValue
-        options.encryption_key = encryptionKey
-        var handle: OpaquePointer?
-        try check(columnar_open(path, &options, &handle), "columnar_open(\(path))")
-        guard let db = handle else { throw BenchError.setup("columnar_open returned no handle") }
-        defer { columnar_close(db) }
-        var transaction: OpaquePointer?
-        try check(columnar_txn_begin_read(db, &transaction), "columnar_txn_begin_read")
-        guard let txn = transaction else { throw BenchError.setup("columnar_txn_begin_read returned nothing") }
-        defer { columnar_txn_rollback(txn) }
+        try withReadTransactionOnCAPI(path: path) { txn in try lookUp(values, expecting: ids, in: txn) }
+    }
+
+    private func lookUp(_ values: [String], expecting ids: [Int64], in txn: OpaquePointer) throws -> Double {
         let table = try findTable(txn, "QueryRecord")
         let indexed = try findColumn(txn, table, "indexedString")
         let idColumn = try findColumn(txn, table, "id")
@@ -321,6 +314,11 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
     private func scanOnCAPI(_ query: BenchQuery, path: String, repetitions: QueryRepetitions) throws
         -> (kernelNanoseconds: Double, walkNanoseconds: Double, answer: Int64?)
     {
+        try withReadTransactionOnCAPI(path: path) { txn in try scan(query, in: txn, repetitions: repetitions) }
+    }
+
+    /// Opens the file read-only on the C API and runs `body` in a read transaction.
+    private func withReadTransactionOnCAPI<R>(path: String, _ body: (OpaquePointer) throws -> R) throws -> R {
         var options = columnar_open_options()
         options.flags = COLUMNAR_OPEN_READ_ONLY.rawValue
         options.encryption_key = encryptionKey
@@ -332,6 +330,12 @@ final class ColumnarQueryEngine: QueryBenchmarkEngine {
         try check(columnar_txn_begin_read(db, &transaction), "columnar_txn_begin_read")
         guard let txn = transaction else { throw BenchError.setup("columnar_txn_begin_read returned nothing") }
         defer { columnar_txn_rollback(txn) }
+        return try body(txn)
+    }
+
+    private func scan(_ query: BenchQuery, in txn: OpaquePointer, repetitions: QueryRepetitions) throws
+        -> (kernelNanoseconds: Double, walkNanoseconds: Double, answer: Int64?)
+    {
         let table = try findTable(txn, "ScanRecord")
         let column = try findColumn(txn, table, "intCol")
         let mask = UnsafeMutablePointer<UInt8>.allocate(capacity: Int(columnar_scan_max_rows()))
