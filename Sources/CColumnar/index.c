@@ -226,7 +226,10 @@ static bool key_is_exact(const cc_column *column, const void *cell, bool is_null
     case COLUMNAR_TYPE_TIMESTAMP: {
         cc_ts ts;
         memcpy(&ts, cell, sizeof ts);
-        return ts.seconds > -TIMESTAMP_KEY_SECONDS_LIMIT && ts.seconds < TIMESTAMP_KEY_SECONDS_LIMIT;
+        /* Nanoseconds outside 0 ... 999,999,999 (a value no column holds, but one a lookup may be given) would
+         * spill into the seconds' bits of the key and name another timestamp. */
+        return ts.seconds > -TIMESTAMP_KEY_SECONDS_LIMIT && ts.seconds < TIMESTAMP_KEY_SECONDS_LIMIT &&
+               ts.nanoseconds >= 0 && ts.nanoseconds <= 999999999;
     }
     default: return false;
     }

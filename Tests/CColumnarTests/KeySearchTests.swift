@@ -5,7 +5,8 @@
 // checked after its commit and after deletions, against a model, by whether each key and its neighbours exist,
 // by reading each object's value, and by equality lookups of an indexed int column whose values are just as
 // uneven (with the extremes of Int64; Int64.min shares its index key with null). Clusters have the default size,
-// so that a search spans up to 256 keys.
+// so that a search spans up to 256 keys. And a lookup whose key would name another value (a timestamp with
+// nanoseconds out of their range) must not be trusted as exact.
 
 import CColumnar
 import ColumnarTestSupport
@@ -75,6 +76,26 @@ final class KeySearchTests: DatabaseTestCase {
                 }
             }
             try check(table, column, model, spread: name + " after deletions", using: &random)
+        }
+    }
+
+    /// A timestamp's ordered key packs its nanoseconds into 30 bits below the seconds, and a key that stands for
+    /// one value only is trusted without reading the object back. A lookup given nanoseconds no column holds
+    /// (negative here) has a key that names another timestamp: it must find nothing, not that timestamp's object.
+    func testALookupOfNanosecondsOutsideTheirRangeFindsNothing() throws {
+        let (table, column, stored) = try db.write { txn -> (TableID, ColumnID, ObjectKey) in
+            let table = try txn.addTable("moments")
+            let column = try txn.addColumn(table, "moment", COLUMNAR_TYPE_TIMESTAMP, indexed: true)
+            let key = try txn.createObject(table)
+            try txn.set(table, key, column, .timestamp(seconds: 7, nanoseconds: 5))
+            return (table, column, key)
+        }
+        let alias = Value.timestamp(seconds: 4, nanoseconds: -(1 << 30) + 5)   // the key of 7 s 5 ns
+        try db.read { txn in
+            XCTAssertEqual(try txn.findFirst(table, column, .timestamp(seconds: 7, nanoseconds: 5)), stored)
+            let found: ObjectKey?
+            do { found = try txn.findFirst(table, column, alias) } catch { found = nil }   // refusing it is right too
+            XCTAssertNil(found, "a lookup of 4 s and -2^30 + 5 ns found the object holding 7 s 5 ns")
         }
     }
 
