@@ -204,15 +204,20 @@ missing:
     return CC_CORRUPT(0, "the index of %s.%s has no entry for object %lld", schema->name, col->name, (long long)key);
 }
 
-/* The column's value for object `key`, which an index lists. */
-static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, void *cell, bool *is_null) {
+/* The row of object `key`, which an index lists: an object that does not exist is a damaged index. */
+static int listed_object(columnar_txn *txn, uint32_t table, int64_t key, cc_rowpos *pos) {
     cc_tstate *ts;
-    cc_rowpos pos;
-    int rc = cc_obj_find(txn, table, key, &ts, &pos);
+    int rc = cc_obj_find(txn, table, key, &ts, pos);
     if (rc == COLUMNAR_ENOTFOUND)
         return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table, (long long)key);
-    if (rc) return rc;
-    return cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
+    return rc;
+}
+
+/* The column's value for object `key`, which an index lists. */
+static int object_value(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, void *cell, bool *is_null) {
+    cc_rowpos pos;
+    int rc = listed_object(txn, table, key, &pos);
+    return rc ? rc : cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, is_null);
 }
 
 /* Whether an ordered key stands for exactly one value, so that every object filed under it holds `cell`: ints
@@ -240,12 +245,8 @@ static bool key_is_exact(const cc_column *column, const void *cell, bool is_null
 static int candidate_matches(columnar_txn *txn, uint32_t table, uint32_t column, int64_t key, const void *cell,
                              bool is_null, bool exact, bool *matches) {
     if (exact) {
-        cc_tstate *ts;
         cc_rowpos pos;
-        int rc = cc_obj_find(txn, table, key, &ts, &pos);
-        if (rc == COLUMNAR_ENOTFOUND)
-            return CC_CORRUPT(0, "an index of table %u lists object %lld, which does not exist", table,
-                              (long long)key);
+        int rc = listed_object(txn, table, key, &pos);
         *matches = rc == 0;
         return rc;
     }

@@ -193,9 +193,10 @@ uint64_t cc_packed_lower_bound(const cc_node *node, int64_t key) {
             /* low_value < stored_key <= high_value, so both differences are positive and fit in 64 bits. */
             uint64_t below = (uint64_t)stored_key - (uint64_t)low_value;
             uint64_t span = (uint64_t)high_value - (uint64_t)low_value;
-            uint64_t rows = high - low;
-            probe = low + (below <= UINT64_MAX / rows ? below * rows / span
-                                                       : (uint64_t)((double)below / (double)span * (double)rows));
+            uint64_t rows = high - low, product;
+            probe = low + (__builtin_mul_overflow(below, rows, &product)
+                               ? (uint64_t)((double)below / (double)span * (double)rows)
+                               : product / span);
             if (probe <= low) probe = low + 1;
             if (probe >= high) probe = high - 1;
         } else {

@@ -37,22 +37,17 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
         *out_pos = (cc_rowpos){ NULL, txn->cluster_cache_ref, (uint32_t)row };
     } else {
         if ((rc = cc_tree_find(txn, &(*out_ts)->root, key, out_pos, &found))) return rc;
-        if (!txn->is_write && out_pos->cluster_ref && !out_pos->leaf) {
-            /* The descent has just read the cluster's key array (recent_cluster). */
-            cc_node cluster, keys;
-            bool read = txn->recent_cluster.ref == out_pos->cluster_ref;
-            if (read) keys = txn->recent_cluster_keys;
-            else read = cc_node_read(txn, out_pos->cluster_ref, CF_ROLE_CLUSTER, &cluster) == 0 &&
-                        cc_node_child(txn, &cluster, 0, CF_ROLE_KEYS, false, &keys) == 0;
-            if (read && keys.count > 0) {
-                txn->cluster_cache_valid = true;
-                txn->cluster_cache_table = table;
-                txn->cluster_cache_ref = out_pos->cluster_ref;
-                txn->cluster_cache_keys = keys;
-                txn->cluster_cache_first_key = cc_node_int_at(&keys, 0);
-                txn->cluster_cache_last_key = cc_node_int_at(&keys, keys.count - 1);
-                txn->cluster_cache_row = out_pos->row;
-            }
+        /* A read transaction's descent that ends in a committed cluster keeps its validated key array (at least
+         * one key: cc_tree_node_read) in recent_cluster: the cache takes it from there. */
+        if (!txn->is_write && out_pos->cluster_ref && txn->recent_cluster.ref == out_pos->cluster_ref) {
+            const cc_node *keys = &txn->recent_cluster_keys;
+            txn->cluster_cache_valid = true;
+            txn->cluster_cache_table = table;
+            txn->cluster_cache_ref = out_pos->cluster_ref;
+            txn->cluster_cache_keys = *keys;
+            txn->cluster_cache_first_key = cc_node_int_at(keys, 0);
+            txn->cluster_cache_last_key = cc_node_int_at(keys, keys->count - 1);
+            txn->cluster_cache_row = out_pos->row;
         }
     }
     if (!found)
