@@ -5,12 +5,11 @@
 //   validity checks, converting the value);
 // - lookups: `columnar_obj_find_primary_key`, then `columnar_obj_get_int` of the key found, for the same ids in the
 //   same order: what the engine's lookup costs without the object API. A note gives the cost of one descent of
-//   the table alone (`columnar_obj_get_int` of the same objects' keys, found before), the part of a lookup that
-//   the index's own descent doubles.
+//   the table alone (`columnar_obj_get_int` of the keys the lookups found), the part of a lookup that the index's
+//   own descent doubles.
 
 import CColumnar
 import Columnar
-import Foundation
 
 final class ColumnarColumnReads: HeldObjectReadEngine {
     let name = Report.columnReadEngine
@@ -40,23 +39,23 @@ final class ColumnarColumnReads: HeldObjectReadEngine {
             for id in ids {
                 var value: Int64 = 0
                 var isNull = false
+                var key: columnar_key = 0
                 try recorder.measure {
                     var primaryKey = columnar_value()
                     primaryKey.type = COLUMNAR_TYPE_INT
                     primaryKey.as.i = Int64(id)
-                    var key: columnar_key = 0
                     try check(columnar_obj_find_primary_key(txn, table, &primaryKey, &key),
                               "columnar_obj_find_primary_key(\(id))")
                     try check(columnar_obj_get_int(txn, table, key, column, &value, &isNull),
                               "columnar_obj_get_int(key \(key))")
-                    keys.append(key)
                 }
+                keys.append(key)
                 sum &+= Int(value)
             }
             recorder.endRun()
 
             var descentSum = 0
-            let start = DispatchTime.now().uptimeNanoseconds
+            let start = MonotonicClock.nowNanoseconds()
             for key in keys {
                 var value: Int64 = 0
                 var isNull = false
@@ -64,7 +63,7 @@ final class ColumnarColumnReads: HeldObjectReadEngine {
                           "columnar_obj_get_int(key \(key))")
                 descentSum &+= Int(value)
             }
-            let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
+            let nanoseconds = MonotonicClock.nowNanoseconds() - start
             guard descentSum == sum else {
                 throw BenchError.wrongAnswer(engine: name, what: "reads by key summed to \(descentSum), lookups to \(sum)")
             }

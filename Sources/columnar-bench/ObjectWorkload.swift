@@ -127,10 +127,9 @@ extension WorkloadRunner {
         order.shuffle(using: &orderGenerator)
         let ids = (0 ..< configuration.lookupCount).map { order[$0 % objectCount] }
         let expectedLookupSum = ids.reduce(0) { $0 + ObjectRow(data.row(at: $1), id: $1).someInt }
-        // The key-value engines, then the C API's row (the object API is among both lists: one row for it).
+        // The key-value engines, then the held-read engines that are not among them (the C API's row).
         let lookupEngines = keyValueWorkloadEngines.map { $0 as any PrimaryKeyLookupEngine }
-            + heldReadEngines.filter { held in !keyValueWorkloadEngines.contains { $0.name == held.name } }
-                .map { $0 as any PrimaryKeyLookupEngine }
+            + heldReadEngines.filter { !($0 is any KeyValueBenchmarkEngine) }.map { $0 as any PrimaryKeyLookupEngine }
         for engine in lookupEngines {
             let path = databasePath(engine, "objects")
             results.append(try measure("objects: lookup by pk", engine, path, operations: ids.count,
