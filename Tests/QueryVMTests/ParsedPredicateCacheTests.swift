@@ -53,4 +53,30 @@ final class ParsedPredicateCacheTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("%d at argument index 0"), "\(error)")
         }
     }
+
+    /// The key of a format's templates holds the kind of every argument, the last of fifteen included; a format
+    /// with more placeholders than a key can describe is parsed afresh each time (no template number), and still
+    /// gives the parser's answer.
+    func testArgumentKindsAreKeptForEveryPlaceholderAndLongFormatsAreParsedAfresh() throws {
+        for count in [1, 14, 15, 16, 17] {
+            let format = (0..<count).map { _ in "age == %@" }.joined(separator: " OR ")
+            let ints: [Any] = Array(0..<count)
+            var lastIsText = ints
+            lastIsText[count - 1] = "x"
+            let first = try PredicateParser.parseTemplated(format, arguments: ints)
+            let again = try PredicateParser.parseTemplated(format, arguments: ints.map { ($0 as! Int) + 100 })
+            let other = try PredicateParser.parseTemplated(format, arguments: lastIsText)
+            XCTAssertEqual(first.predicate, try PredicateParser.parseAfresh(format, arguments: ints), "\(count)")
+            XCTAssertEqual(other.predicate, try PredicateParser.parseAfresh(format, arguments: lastIsText), "\(count)")
+            if count <= 15 {
+                XCTAssertNotNil(first.templateID, "\(count) placeholders")
+                XCTAssertEqual(again.templateID, first.templateID, "\(count): same kinds, same template")
+                XCTAssertNotNil(other.templateID, "\(count) placeholders")
+                XCTAssertNotEqual(other.templateID, first.templateID, "\(count): the last argument's kind differs")
+            } else {
+                XCTAssertNil(first.templateID, "\(count) placeholders")
+                XCTAssertNil(other.templateID, "\(count) placeholders")
+            }
+        }
+    }
 }

@@ -8,6 +8,13 @@
 import CColumnar
 import QueryVM
 
+/// The query model and the binding generation it describes. A struct rather than a tuple: every query reads the
+/// model, and copying a tuple of it out of an optional went through the run-time's generic tuple copy.
+struct QueryModelCache {
+    let bindingGeneration: UInt64
+    let model: QueryModel
+}
+
 extension RealmCore {
     /// The query model of every class bound so far (binding the origin classes of linking-objects properties).
     func queryModel() -> QueryModel {
@@ -72,7 +79,7 @@ extension RealmCore {
         var model = QueryModel(tables: tables, decimals: Self.decimalSupport)
         // Objects compared with links must be stored in this file (any Realm instance of it shares its keys).
         model.database = ObjectIdentifier(file)
-        queryModelCache = (bindingGeneration, model)
+        queryModelCache = QueryModelCache(bindingGeneration: bindingGeneration, model: model)
         return model
     }
 

@@ -114,7 +114,7 @@ final class RealmCore {
     /// objects of one class in a row then skips hashing the class.
     private var lastBinding: (bindingGeneration: UInt64, type: ObjectIdentifier, binding: ClassBinding)?
     /// The query model of the bindings, and the binding generation it describes (see RealmCore+QueryModel.swift).
-    var queryModelCache: (bindingGeneration: UInt64, model: QueryModel)?
+    var queryModelCache: QueryModelCache?
     /// Key paths of aggregates resolved against that model, by table, text and use (RealmCore+QueryModel.swift).
     var resolvedKeyPaths: (bindingGeneration: UInt64, paths: [ResolvedKeyPathKey: CheckedPath]) = (0, [:])
     /// The key path resolved last, looked at before `resolvedKeyPaths`.

@@ -82,7 +82,7 @@ extension Checker {
             return reused
         }
         let operand = TypedOperand(operand: template.lhs, type: path.type, target: path.target,
-                                   nullable: path.isMany, description: "'\(path.source)'")
+                                   nullable: path.isMany, keyPath: path.source)
         guard let converted = try? convert(value, to: operand, at: constant.range),
               converted.isNull == earlierValue.isNullValue
         else { return nil }

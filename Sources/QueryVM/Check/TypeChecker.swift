@@ -356,9 +356,20 @@ struct Checker {
         var target: columnar_table_id?
         var nullable: Bool
         /// How error messages name the operand. Made into text only when a message needs it: formatting every
-        /// constant of every query took a tenth of a simple query's time.
-        private let describe: () -> String
-        var description: String { describe() }
+        /// constant of every query took a tenth of a simple query's time. A key path is kept as written and
+        /// formatted when needed: a closure would need a context allocated for every operand, and a reused check
+        /// (CheckedTemplate.swift) makes one for every value it converts.
+        private enum Naming {
+            case keyPath(QueryKeyPath)
+            case described(() -> String)
+        }
+        private let naming: Naming
+        var description: String {
+            switch naming {
+            case .keyPath(let path): return "'\(path)'"
+            case .described(let describe): return describe()
+            }
+        }
 
         init(operand: CheckedOperand, type: columnar_type?, target: columnar_table_id?, nullable: Bool,
              description: @autoclosure @escaping () -> String) {
@@ -366,7 +377,17 @@ struct Checker {
             self.type = type
             self.target = target
             self.nullable = nullable
-            self.describe = description
+            self.naming = .described(description)
+        }
+
+        /// An operand that messages name by the key path written in the query, quoted.
+        init(operand: CheckedOperand, type: columnar_type?, target: columnar_table_id?, nullable: Bool,
+             keyPath: QueryKeyPath) {
+            self.operand = operand
+            self.type = type
+            self.target = target
+            self.nullable = nullable
+            self.naming = .keyPath(keyPath)
         }
 
         var isPathLike: Bool {
@@ -662,19 +683,19 @@ struct Checker {
                                   target: target, isMany: isMany, source: path)
         if typeOf {
             return TypedOperand(operand: .valueType(checked), type: COLUMNAR_TYPE_INT, target: nil,
-                                nullable: isMany, description: "'\(path)'")
+                                nullable: isMany, keyPath: path)
         }
         guard let (op, _) = reducer else {
             if steps.isEmpty {
                 throw QueryTypeError(range: range, message: "a key path must name a property")
             }
             return TypedOperand(operand: .path(checked), type: type, target: target, nullable: nullable || isMany,
-                                description: "'\(path)'")
+                                keyPath: path)
         }
         switch op {
         case .count:
             return TypedOperand(operand: .count(checked), type: COLUMNAR_TYPE_INT, target: nil, nullable: false,
-                                description: "'\(path)'")
+                                keyPath: path)
         default:
             let valueType = checked.type
             let numeric = [COLUMNAR_TYPE_INT, COLUMNAR_TYPE_FLOAT, COLUMNAR_TYPE_DOUBLE, COLUMNAR_TYPE_DECIMAL128]

@@ -60,7 +60,8 @@ extension QueryCompiler {
         -> (column: columnar_col_id, constant: ScalarValue)?
     {
         guard case .comparison = predicate,
-              let seek = Emitter(model: model, table: table).indexSeek(in: predicate), seek.flag else { return nil }
+              let seek = Emitter(model: model, table: table).indexSeekChoice(in: predicate), seek.exact
+        else { return nil }
         return (seek.column, seek.constant)
     }
 }
@@ -397,30 +398,57 @@ private struct Emitter {
     /// engine checks every object it finds against the value itself (columnar_index_find_all), so those objects
     /// are the answer and need no second test.
     func indexSeek(in predicate: CheckedPredicate) -> Instruction? {
+        guard let seek = indexSeekChoice(in: predicate) else { return nil }
+        let name = valueProperty(seek.column)?.name ?? "column \(seek.column)"
+        var instruction = Instruction(.indexSeek, comment: "\(name) == \(Self.describe(seek.constant))"
+                                          + (seek.exact ? " (exact)" : ""))
+        instruction.column = seek.column
+        instruction.constant = seek.constant
+        instruction.flag = seek.exact
+        return instruction
+    }
+
+    /// What `indexSeek(in:)` seeks, without the instruction: the column, the constant, and whether the equality
+    /// is the whole predicate. Separate because `QueryCompiler.exactIndexSeek` asks it on every `first` of a
+    /// filtered Results, where the instruction's comment (the constant formatted as text), the array of conjuncts
+    /// and copies of the property's description were most of the cost; a lone comparison is looked at without
+    /// making that array.
+    func indexSeekChoice(in predicate: CheckedPredicate)
+        -> (column: columnar_col_id, constant: ScalarValue, exact: Bool)?
+    {
+        if case .comparison(let comparison) = predicate {
+            return seekableEquality(comparison).map { ($0.column, $0.constant, true) }
+        }
         let conjuncts = Self.topLevelConjuncts(predicate)
         for conjunct in conjuncts {
-            guard case .comparison(let comparison) = conjunct, comparison.op == .equal,
-                  comparison.options.isEmpty, comparison.upperBound == nil,
-                  let (column, type) = directColumn(comparison.lhs),
-                  case .constant(let constant) = comparison.rhs, !constant.isNull,
-                  let property = valueProperty(column), property.isIndexed else { continue }
-            let exact: Bool
-            switch (type, constant) {
-            case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
-                 (COLUMNAR_TYPE_TIMESTAMP, .timestamp), (COLUMNAR_TYPE_OBJECTID, .objectId), (COLUMNAR_TYPE_UUID, .uuid):
-                exact = true
-            default: exact = false
-            }
-            guard exact else { continue }
-            let exactMatch = conjuncts.count == 1
-            var instruction = Instruction(.indexSeek, comment: "\(property.name) == \(Self.describe(constant))"
-                                              + (exactMatch ? " (exact)" : ""))
-            instruction.column = column
-            instruction.constant = constant
-            instruction.flag = exactMatch
-            return instruction
+            guard case .comparison(let comparison) = conjunct,
+                  let seek = seekableEquality(comparison) else { continue }
+            return (seek.column, seek.constant, conjuncts.count == 1)
         }
         return nil
+    }
+
+    /// The column and constant of `comparison` when it is an equality the index answers exactly: the property is
+    /// this table's own, single-valued and indexed, and the constant is of its exact type and not null.
+    private func seekableEquality(_ comparison: CheckedComparison)
+        -> (column: columnar_col_id, constant: ScalarValue)?
+    {
+        guard comparison.op == .equal, comparison.options.isEmpty, comparison.upperBound == nil,
+              let (column, type) = directColumn(comparison.lhs),
+              case .constant(let constant) = comparison.rhs, !constant.isNull else { return nil }
+        switch (type, constant) {
+        case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
+             (COLUMNAR_TYPE_TIMESTAMP, .timestamp), (COLUMNAR_TYPE_OBJECTID, .objectId), (COLUMNAR_TYPE_UUID, .uuid):
+            break
+        default:
+            return nil
+        }
+        // Looked at in place: `valueProperty` would copy the property's description out. (A column holds one
+        // property.)
+        guard model.tables[table]?.properties.contains(where: {
+            $0.column == column && $0.kind == .value && $0.isIndexed
+        }) == true else { return nil }
+        return (column, constant)
     }
 
     /// An IndexRange for the int bounds (`<`, `<=`, `>`, `>=`, `BETWEEN`) or the case-sensitive `BEGINSWITH` that

@@ -23,7 +23,7 @@ final class ParsedPredicateCache: @unchecked Sendable {
     /// by the kinds of their arguments. One entry per format, so a cached call hashes the string once.
     private struct FormatEntry {
         let specifiers: [FormatSpecifier]?
-        var templates: [[UInt8]: Template] = [:]
+        var templates: [ArgumentKinds: Template] = [:]
     }
 
     /// A parsed predicate to put arguments into, and the number that names it for as long as the process runs
@@ -55,13 +55,13 @@ final class ParsedPredicateCache: @unchecked Sendable {
         throws -> (predicate: QueryPredicate, templateID: Int?)
     {
         let entry = self.entry(format)
-        guard let specifiers = entry.specifiers, specifiers.count <= arguments.count else {
+        guard let specifiers = entry.specifiers, specifiers.count <= arguments.count,
+              specifiers.count <= ArgumentKinds.capacity else {
             return (try parse(format, arguments), nil)
         }
         var values: [QueryValue] = []
         values.reserveCapacity(specifiers.count)
-        var kinds: [UInt8] = []
-        kinds.reserveCapacity(specifiers.count)
+        var kinds = ArgumentKinds()
         for (index, specifier) in specifiers.enumerated() {
             let argument = arguments[index]
             let value = QueryArgument.value(of: argument)
@@ -112,6 +112,23 @@ final class ParsedPredicateCache: @unchecked Sendable {
         // Placeholders take the arguments in order, so their indices are 0 ..< count.
         guard specifiers.keys.sorted() == Array(0..<specifiers.count) else { return nil }
         return (0..<specifiers.count).map { specifiers[$0]! }
+    }
+}
+
+/// The kinds of a call's arguments, in order: the key of a format's templates. Packed into one integer, four bits
+/// an argument, so that a cached call makes no array for its key and hashes one word.
+private struct ArgumentKinds: Hashable {
+    /// Arguments a key can describe; formats with more placeholders are parsed afresh on every call.
+    static let capacity = 15
+
+    private var packed: UInt64 = 0
+
+    /// Adds the next argument's kind (a `kindTag`, below 16).
+    mutating func append(_ kind: UInt8) {
+        precondition(kind < 16 && packed >> 60 < UInt64(Self.capacity), "ArgumentKinds: too many or too large")
+        // The top four bits count the arguments, so that keys of different lengths never collide.
+        let count = packed >> 60
+        packed = ((count + 1) << 60) | (packed & ((1 << 60) - 1)) | (UInt64(kind) << (4 * count))
     }
 }
 
