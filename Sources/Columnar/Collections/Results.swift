@@ -112,6 +112,12 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         if let binding, binding.isDynamic {
             return core.materialize(DynamicObject.self, binding: binding, key: key) as! Element
         }
+        // The common case, as the loop's iterator has it: `Element` is exactly the class of the results' binding,
+        // so the object is made from that binding, with no dynamic cast or binding lookup.
+        if let binding, ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) {
+            return unsafeBitCast(core.materialize(binding.schema.objectClass, binding: binding, key: key),
+                                 to: Element.self)
+        }
         if let type = Element.self as? ObjectBase.Type { return core.materialize(type, key: key) as! Element }
         if let projection = Element.self as? any ProjectionKind.Type {
             return projection.projecting(core.materialize(projection.rootObjectType, key: key)) as! Element
@@ -144,7 +150,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         return element(key: keys[position])
     }
 
-    public var first: Element? { leadingKeys(1).first.map(element(key:)) }
+    // Not `.map(element(key:))`: the partial application would allocate a context holding the results.
+    public var first: Element? {
+        guard let key = leadingKeys(1).first else { return nil }
+        return element(key: key)
+    }
 
     /// The first `maxLength` objects. Of sorted results only those are sorted (a top-k selection), so the first
     /// page of a large sorted table costs a pass over the sort key rather than a sort.
@@ -152,7 +162,10 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         precondition(maxLength >= 0, "Can't take a prefix of negative length from a collection")
         return Slice(base: self, bounds: 0..<leadingKeys(maxLength).count)
     }
-    public var last: Element? { keys.last.map(element(key:)) }
+    public var last: Element? {
+        guard let key = keys.last else { return nil }
+        return element(key: key)
+    }
 
     /// The position of an object (or value) in the results, or nil.
     public func index(of object: Element) -> Int? {
