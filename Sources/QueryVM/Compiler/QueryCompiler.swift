@@ -443,8 +443,8 @@ private struct Emitter {
         default:
             return nil
         }
-        // Looked at in place: `valueProperty` would copy the property's description out. (A column holds one
-        // property.)
+        // Looked at in place, where `valueProperty` would copy the property's description out. No two properties
+        // share a column, so this tests the one property stored there.
         guard model.tables[table]?.properties.contains(where: {
             $0.column == column && $0.kind == .value && $0.isIndexed
         }) == true else { return nil }
