@@ -107,17 +107,27 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         return selected[...]
     }
 
+    /// The results' binding when `Element` is exactly its class (not an optional of it, nor a projection): the
+    /// common case, in which objects are made from that binding directly (`exactElement`), with no dynamic cast or
+    /// binding lookup.
+    var exactClassBinding: ClassBinding? {
+        guard let binding, ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) else {
+            return nil
+        }
+        return binding
+    }
+
+    /// The object of row `key`, made from `binding`, which is `exactClassBinding`.
+    func exactElement(key: columnar_key, binding: ClassBinding) -> Element {
+        unsafeBitCast(core.materialize(binding.schema.objectClass, binding: binding, key: key), to: Element.self)
+    }
+
     func element(key: columnar_key) -> Element {
         if case .values(let column) = source { return valueElement(at: key, of: column) }
         if let binding, binding.isDynamic {
             return core.materialize(DynamicObject.self, binding: binding, key: key) as! Element
         }
-        // The common case, as the loop's iterator has it: `Element` is exactly the class of the results' binding,
-        // so the object is made from that binding, with no dynamic cast or binding lookup.
-        if let binding, ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) {
-            return unsafeBitCast(core.materialize(binding.schema.objectClass, binding: binding, key: key),
-                                 to: Element.self)
-        }
+        if let exact = exactClassBinding { return exactElement(key: key, binding: exact) }
         if let type = Element.self as? ObjectBase.Type { return core.materialize(type, key: key) as! Element }
         if let projection = Element.self as? any ProjectionKind.Type {
             return projection.projecting(core.materialize(projection.rootObjectType, key: key)) as! Element
@@ -253,8 +263,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     /// changes, values do not).
     private let values: [Element]?
     @exclusivity(unchecked) private var position = 0
-    /// The binding of the objects' class when `Element` is exactly that class (not an optional of it): then
-    /// each object is made from it directly, without looking the binding up or casting the object.
+    /// The results' `exactClassBinding`, looked at once for the whole loop.
     private let exactBinding: ClassBinding?
 
     init(_ results: Results<Element>) {
@@ -269,12 +278,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
             keys = IterationKeys(all: all, state: state)
             values = results.source.holdsValues ? all.map(results.element(key:)) : nil
         }
-        if values == nil, let binding = results.binding,
-           ObjectIdentifier(binding.schema.objectClass) == ObjectIdentifier(Element.self) {
-            exactBinding = binding
-        } else {
-            exactBinding = nil
-        }
+        exactBinding = values == nil ? results.exactClassBinding : nil
     }
 
     private init(copying other: ResultsIteration) {
@@ -290,9 +294,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
 
     private func element(key: columnar_key) -> Element {
         guard let exactBinding else { return results.element(key: key) }
-        let object = results.core.materialize(exactBinding.schema.objectClass, binding: exactBinding, key: key)
-        // `Element` is the object's class (checked in init).
-        return unsafeBitCast(object, to: Element.self)
+        return results.exactElement(key: key, binding: exactBinding)
     }
 
     func next() -> Element? {
