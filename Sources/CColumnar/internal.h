@@ -256,6 +256,10 @@ typedef struct cc_tstate {
     cc_child root;
     uint32_t index_count;    /* entries in `indexes` (== column count when loaded) */
     cc_child *indexes;       /* per column: search index tree root */
+    /* Primary-key lookups that tried the object whose key is the value (object.c): how often that object was the
+     * one, and how often the index had to answer. Per transaction; they only decide whether to keep trying. */
+    uint32_t key_probe_hits;
+    uint32_t key_probe_misses;
 } cc_tstate;
 
 /* A location found by a lookup: the leaf (private) or cluster (committed) holding a row. */

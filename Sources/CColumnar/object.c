@@ -17,11 +17,13 @@ cc_elemtype cc_column_elemtype(const cc_column *column) {
     return (cc_elemtype){ column->type, column->collection, (column->flags & CF_COL_FLAG_NULLABLE) != 0 };
 }
 
-int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos) {
+int cc_obj_locate(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos,
+                  bool *out_found) {
     int rc = cc_table_state(txn, table, out_ts);
     if (rc) return rc;
     if (txn->cache_valid && txn->cache_table == table && txn->cache_key == key) {
         *out_pos = txn->cache_pos;
+        *out_found = true;
         return 0;
     }
     bool found;
@@ -50,17 +52,23 @@ int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_
             txn->cluster_cache_row = out_pos->row;
         }
     }
-    if (!found)
-        return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
-                        cc_table_schema_get(txn, table)->name, (long long)key);
+    *out_found = found;
     /* In a write transaction committed positions go stale when their cluster is copied: cache private ones only. */
-    if (!txn->is_write || out_pos->leaf) {
+    if (found && (!txn->is_write || out_pos->leaf)) {
         txn->cache_valid = true;
         txn->cache_table = table;
         txn->cache_key = key;
         txn->cache_pos = *out_pos;
     }
     return 0;
+}
+
+int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos) {
+    bool found;
+    int rc = cc_obj_locate(txn, table, key, out_ts, out_pos, &found);
+    if (rc || found) return rc;
+    return cc_error(COLUMNAR_ENOTFOUND, 0, "", "table %s has no object with key %lld",
+                    cc_table_schema_get(txn, table)->name, (long long)key);
 }
 
 int cc_obj_find_for_write(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_tnode **out_leaf,
@@ -381,6 +389,56 @@ int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, col
     return poison_on(txn, insert_row(txn, table, key));
 }
 
+/* Int primary keys as object keys.
+ *
+ * A lookup by primary key descends the index to the object's key, then the table to its row. Where the object's
+ * key is its int primary key, the table alone can answer: one descent. So a new object whose int primary key lies
+ * at or above the table's next key, and at most CC_PK_KEY_MAX_GAP above it, takes its primary key as its key; ids
+ * created in ascending order (counters, imported rows) all do. Keys stay unique, are never reused (the next key
+ * moves past the one taken) and still increase in creation order, so unsorted results keep creation order. The gap
+ * bound keeps keys dense enough to pack narrowly and leaves the key space to sequential keys.
+ *
+ * Nothing relies on the rule holding: an object may have a sequential key (an id below the next key, one far
+ * above it, an object made by columnar_obj_create and given its primary key later), or its primary key may have
+ * been changed since. A lookup therefore tries key == value and takes that object only if its primary key holds
+ * the value (unique, so it is then the only one); else the index answers. Where the try keeps failing in a
+ * transaction, lookups go to the index directly. */
+#define CC_PK_KEY_MAX_GAP ((int64_t)1 << 32)
+
+static int64_t key_for_primary_key(const cc_column *column, const columnar_value *pk, uint64_t next_key) {
+    if (column->type != COLUMNAR_TYPE_INT || pk->is_null) return (int64_t)next_key;
+    int64_t value = pk->as.i, next = (int64_t)next_key;
+    if (value >= next && value - next <= CC_PK_KEY_MAX_GAP && value < CC_KEY_LIMIT) return value;
+    return next;
+}
+
+/* Sets *out_found when the object whose key is `value` holds `value` as its primary key. */
+static int find_object_keyed_by_primary_key(columnar_txn *txn, uint32_t table, const cc_table_schema *schema,
+                                            int64_t value, bool *out_found) {
+    *out_found = false;
+    cc_tstate *ts;
+    int rc = cc_table_state(txn, table, &ts);
+    if (rc) return rc;
+    /* Keep trying while at least a third of the tries find the object (the first 16 misses are free). */
+    if (value < 0 || ts->key_probe_misses > 2 * (uint64_t)ts->key_probe_hits + 16) return 0;
+    cc_rowpos pos;
+    bool exists;
+    /* Through the object cache, so that the caller's next read of this object does not descend again. */
+    if ((rc = cc_obj_locate(txn, table, value, &ts, &pos, &exists))) return rc;
+    if (exists) {
+        int64_t held;
+        bool is_null;
+        if ((rc = cc_row_get(txn, schema, &pos, schema->primary_key, &held, &is_null))) return rc;
+        *out_found = !is_null && held == value;
+    }
+    if (*out_found) {
+        if (ts->key_probe_hits < UINT32_MAX / 4) ts->key_probe_hits++;
+    } else if (ts->key_probe_misses < UINT32_MAX / 4) {
+        ts->key_probe_misses++;
+    }
+    return 0;
+}
+
 int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *pk,
                                          columnar_key *out_key) {
     int rc = cc_txn_check_write(txn);
@@ -390,7 +448,8 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (schema->primary_key == CF_NO_COLUMN) return CC_MISUSE("table %s has no primary key", schema->name);
     int64_t existing;
-    if ((rc = columnar_obj_find_primary_key(txn, table, pk, &existing)) == 0)
+    /* The index, not columnar_obj_find_primary_key: a new value is usually absent, which only the index tells. */
+    if ((rc = columnar_obj_find_first(txn, table, schema->primary_key, pk, &existing)) == 0)
         return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object (key %lld) with that primary key",
                         schema->name, (long long)existing);
     if (rc != COLUMNAR_ENOTFOUND) return rc;
@@ -399,7 +458,7 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     bool is_null;
     if ((rc = cc_value_to_cell(txn, schema, &schema->columns[schema->primary_key], pk, cell, &is_null))) return rc;
     if ((rc = check_keys_left(txn, table, ts))) return rc;
-    int64_t key = (int64_t)ts->next_key;
+    int64_t key = key_for_primary_key(&schema->columns[schema->primary_key], pk, ts->next_key);
     /* The row and its index entry may be half made when this fails: the transaction is unusable then. */
     if ((rc = insert_row_with(txn, table, key, cell, is_null))) {
         txn->poisoned = true;
@@ -677,6 +736,15 @@ int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, co
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (!schema) return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no table with id %u", table);
     if (schema->primary_key == CF_NO_COLUMN) return CC_MISUSE("table %s has no primary key", schema->name);
+    if (schema->columns[schema->primary_key].type == COLUMNAR_TYPE_INT && value->type == COLUMNAR_TYPE_INT &&
+        !value->is_null) {
+        bool found;
+        if ((rc = find_object_keyed_by_primary_key(txn, table, schema, value->as.i, &found))) return rc;
+        if (found) {
+            *out_key = value->as.i;
+            return 0;
+        }
+    }
     return columnar_obj_find_first(txn, table, schema->primary_key, value, out_key);
 }
 

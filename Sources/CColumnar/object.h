@@ -7,6 +7,9 @@
 
 #include "tree.h"
 
+/* Finds an object's row for reading, or says it is absent (*out_found false, no error). */
+int cc_obj_locate(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos,
+                  bool *out_found);
 /* Finds an object's row for reading. ENOTFOUND (with a message naming table and key) when absent. */
 int cc_obj_find(columnar_txn *txn, uint32_t table, int64_t key, cc_tstate **out_ts, cc_rowpos *out_pos);
 /* Finds an object's row for writing (its leaf made private); marks the table dirty. */

@@ -497,8 +497,11 @@ int columnar_obj_create(columnar_txn *txn, columnar_table_id table, columnar_key
 /** Creates an object with the given key. Errors: COLUMNAR_EEXISTS (key in use), COLUMNAR_EMISUSE (key < 0 or
  *  key == INT64_MAX). */
 int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, columnar_key key);
-/** Creates an object whose primary key column is set to `pk`, with the next unused key. Errors: COLUMNAR_EEXISTS
- *  (value in use), ETYPE, ETOOBIG (no key left, as columnar_obj_create). */
+/** Creates an object whose primary key column is set to `pk`, with the next unused key, except that an INT
+ *  primary key at or above that key and at most 2^32 above it becomes the object's key itself (ids created in
+ *  ascending order then have key == id, which columnar_obj_find_primary_key finds with one descent). Either way
+ *  keys are never reused and increase in creation order. Errors: COLUMNAR_EEXISTS (value in use), ETYPE, ETOOBIG
+ *  (no key left, as columnar_obj_create). */
 int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *pk,
                                          columnar_key *out_key);
 /** Deletes an object: links to it become null and it leaves every list, set and dictionary that held it.
@@ -544,7 +547,9 @@ int columnar_obj_get_many_int(columnar_txn *txn, columnar_table_id table, column
  *  Sets *out_key, or returns COLUMNAR_ENOTFOUND. */
 int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar_col_id column,
                             const columnar_value *value, columnar_key *out_key);
-/** Finds the object with the given primary key value. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no PK). */
+/** Finds the object with the given primary key value. An INT value is first looked for as an object key (see
+ *  columnar_obj_create_with_primary_key); the object there is taken only if it holds the value, else the index
+ *  answers. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no PK). */
 int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *value,
                                   columnar_key *out_key);
 
