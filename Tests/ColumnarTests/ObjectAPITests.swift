@@ -112,6 +112,32 @@ final class ObjectAPITests: RealmTestCase {
         XCTAssertTrue(realm.refresh())
         XCTAssertEqual(realm.objects(Dog.self).first?.name, "Other")
     }
+
+    /// Objects with ascending int primary keys take them as their keys inside the engine. What a user sees must
+    /// not change: a held object whose id is deleted and created again stays invalidated, lookups find the
+    /// object that holds the id (also after its id would have named another object's key), and unsorted results
+    /// list objects in creation order whatever their ids.
+    func testPrimaryKeysDeletedAndCreatedAgainAndResultsInCreationOrder() throws {
+        let realm = try openRealm()
+        let ids = [5, 6, 2, 100, 7, -3, 101]
+        try realm.write {
+            for id in ids { realm.add(Pet(value: ["id": id, "name": "pet \(id)", "age": id])) }
+        }
+        XCTAssertEqual(realm.objects(Pet.self).map(\.id), ids, "unsorted results keep creation order")
+        let held = try XCTUnwrap(realm.object(ofType: Pet.self, forPrimaryKey: 6))
+        try realm.write { realm.delete(held) }
+        XCTAssertTrue(held.isInvalidated)
+        try realm.write { realm.add(Pet(value: ["id": 6, "name": "again", "age": 1])) }
+        XCTAssertTrue(held.isInvalidated, "a deleted object does not come back when its id is created again")
+        XCTAssertEqual(realm.object(ofType: Pet.self, forPrimaryKey: 6)?.name, "again")
+        XCTAssertEqual(realm.objects(Pet.self).map(\.id), [5, 2, 100, 7, -3, 101, 6])
+        for id in ids {
+            XCTAssertEqual(realm.object(ofType: Pet.self, forPrimaryKey: id)?.age, id == 6 ? 1 : id, "id \(id)")
+        }
+        for absent in [0, 1, 3, 8, 102, -1] {
+            XCTAssertNil(realm.object(ofType: Pet.self, forPrimaryKey: absent), "id \(absent)")
+        }
+    }
 }
 
 /// Decodes any JSON value (for inspecting encoded objects).
