@@ -37,6 +37,8 @@
 /* A commit with more than this left to place takes scattered free space rather than growing the file (see
  * allocate). */
 #define CC_RUN_MAX_GROWTH_BYTES (256u * 1024u)
+/* Free space smaller than this is not worth a piece of a run: it would add a page to the sync for a few nodes. */
+#define CC_RUN_MIN_PIECE_BYTES 4096u
 
 typedef struct cc_committer {
     cc_emitter emitter;       /* first, so the allocator can recover the committer */
@@ -87,6 +89,22 @@ static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
         }
         for (size_t i = 0; chosen == SIZE_MAX && wanted > CC_RUN_MAX_GROWTH_BYTES && i < list->count; i++)
             if (list->items[i].size >= bytes && list->items[i].version <= txn->oldest_pinned) chosen = i;
+        /* No entry holds the rest of a small commit. Growing the file then would leave for good every hole smaller
+         * than a whole commit: a commit that changes one object frees its cluster's nodes and usually needs a little
+         * more than them (a value that widens a column), so the file would grow by most of a commit every commit.
+         * The run goes on in the largest reusable entry of at least a page instead; each such piece costs the sync
+         * at most a page or two more than the same bytes at the end of the file. */
+        if (chosen == SIZE_MAX) {
+            size_t largest = SIZE_MAX;
+            for (size_t i = 0; i < list->count; i++) {
+                const cc_range *entry = &list->items[i];
+                if (entry->size >= bytes && entry->size >= CC_RUN_MIN_PIECE_BYTES &&
+                    entry->version <= txn->oldest_pinned &&
+                    (largest == SIZE_MAX || entry->size > list->items[largest].size))
+                    largest = i;
+            }
+            chosen = largest;
+        }
         if (chosen != SIZE_MAX) {
             cc_range *entry = &list->items[chosen];
             uint64_t pos = entry->pos;
