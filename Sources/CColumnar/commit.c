@@ -89,12 +89,15 @@ static uint64_t allocate(cc_emitter *emitter, uint64_t bytes, int *error) {
         }
         for (size_t i = 0; chosen == SIZE_MAX && wanted > CC_RUN_MAX_GROWTH_BYTES && i < list->count; i++)
             if (list->items[i].size >= bytes && list->items[i].version <= txn->oldest_pinned) chosen = i;
-        /* No entry holds the rest of a small commit. Growing the file then would leave for good every hole smaller
+        /* No entry holds the rest of a small commit. While the file has room past the used end, the run goes
+         * there: contiguous, the fewest pages. Growing the file, though, would leave for good every hole smaller
          * than a whole commit: a commit that changes one object frees its cluster's nodes and usually needs a little
          * more than them (a value that widens a column), so the file would grow by most of a commit every commit.
-         * The run goes on in the largest reusable entry of at least a page instead; each such piece costs the sync
-         * at most a page or two more than the same bytes at the end of the file. */
-        if (chosen == SIZE_MAX) {
+         * So where the node would not fit in the file, the run goes on in the largest reusable entry of at least a
+         * page instead; each such piece costs the sync a page or two more than the same bytes in one run. (A size
+         * of 0 is not known yet: the first commit of a handle learns it.) */
+        uint64_t file_bytes = atomic_load_explicit(&txn->db->known_file_bytes, memory_order_relaxed);
+        if (chosen == SIZE_MAX && file_bytes != 0 && c->end + bytes > file_bytes) {
             size_t largest = SIZE_MAX;
             for (size_t i = 0; i < list->count; i++) {
                 const cc_range *entry = &list->items[i];

@@ -210,7 +210,7 @@ final class MVCCTests: XCTestCase {
     /// One object changed per commit in a table of many clusters, each change widening its cluster's column (a
     /// small value replaced by a large one), so that every commit needs a little more space than the nodes it
     /// frees. The space freed by earlier commits must be reused even though no single hole holds a whole commit,
-    /// rather than the file's used part growing by most of a commit every commit.
+    /// rather than the file growing by most of a commit every commit.
     func testCommitsLargerThanEveryHoleStillReuseFreedSpace() throws {
         var generator = makeSeededGenerator()
         let path = directory.file("widening.columnar")
@@ -235,6 +235,7 @@ final class MVCCTests: XCTestCase {
             return (table, column, keys)
         }
         let first = try db.stats()
+        let firstFileSize = try fileSizeBytes(atPath: path)
         let commits = 1_500
         for commit in 0..<commits {
             let key = keys.randomElement(using: &generator)!
@@ -246,14 +247,16 @@ final class MVCCTests: XCTestCase {
         let growth = Double(last.used_size_bytes) - Double(first.used_size_bytes)
         print("Widening commits: used \(first.used_size_bytes) -> \(last.used_size_bytes) bytes, "
               + "free \(last.free_bytes) bytes, live \(last.used_size_bytes - last.free_bytes), "
-              + "\(Int(growth) / commits) bytes of growth a commit")
-        // The widened clusters legitimately need more room: compare the used part with the live nodes, which
-        // it exceeded by 84-91 % when a commit whose run no hole held went to the end of the file, and exceeds by
-        // 40-43 % now (six seeds each).
-        let live = last.used_size_bytes - last.free_bytes
-        XCTAssertLessThan(Double(last.used_size_bytes), 1.6 * Double(live),
-                          "the used part grew by \(Int(growth)) bytes over \(commits) commits to "
-                          + "\(last.used_size_bytes) bytes, for \(live) bytes of live nodes")
+              + "\(Int(growth) / commits) bytes of growth a commit, file \(firstFileSize) -> "
+              + "\(try fileSizeBytes(atPath: path)) bytes")
+        // The widened clusters legitimately need more room (their live nodes grow by a fifth), and the file may
+        // grow for that once: from 2 to 3 MiB with every seed tried. When a commit whose run no hole held went to
+        // the end of the file, it grew twice, to 4 MiB, by the end of these commits.
+        let lastFileSize = try fileSizeBytes(atPath: path)
+        XCTAssertLessThan(lastFileSize, 2 * firstFileSize,
+                          "the file grew from \(firstFileSize) to \(lastFileSize) bytes over \(commits) commits; the "
+                          + "used part grew by \(Int(growth)) bytes, to \(last.used_size_bytes) bytes for "
+                          + "\(last.used_size_bytes - last.free_bytes) bytes of live nodes")
         try db.read { txn in
             XCTAssertEqual(try txn.count(table), UInt64(objectCount))
             XCTAssertVerifies(txn)
