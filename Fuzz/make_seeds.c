@@ -350,10 +350,12 @@ static void seed_indexes(void) {
     columnar_col_id id = add_column(&s, users, "id", COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, false, true, 0);
     add_column(&s, users, "score", COLUMNAR_TYPE_DOUBLE, COLUMNAR_COLLECTION_NONE, false, false, 0);
     CHECK(columnar_table_set_primary_key(s.txn, users, id));
+    columnar_key fourth_user = 0; /* its primary key is changed below (the engine chooses the keys) */
     for (int i = 0; i < 30; i++) {
         columnar_value pk = value_of(COLUMNAR_TYPE_INT, i);
         columnar_key key;
         CHECK(columnar_obj_create_with_primary_key(s.txn, users, &pk, &key));
+        if (i == 3) fourth_user = key;
     }
     columnar_table_id tags = add_table(&s, "tags");
     columnar_col_id label = add_column(&s, tags, "label", COLUMNAR_TYPE_STRING, COLUMNAR_COLLECTION_NONE, false, true,
@@ -367,7 +369,7 @@ static void seed_indexes(void) {
     commit(&s);
     begin(&s);
     for (int i = 0; i < 40; i += 5) CHECK(columnar_obj_delete(s.txn, table, i));
-    set(&s, users, 3, id, value_of(COLUMNAR_TYPE_INT, 1000));
+    set(&s, users, fourth_user, id, value_of(COLUMNAR_TYPE_INT, 1000));
     commit(&s);
     seed_finish(&s);
 }
