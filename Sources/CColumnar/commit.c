@@ -156,8 +156,9 @@ static int write_table(cc_committer *c, uint32_t table, uint64_t *out_ref) {
         any_index = any_index || ts->indexes[col].ref;
     }
     uint64_t children[CF_TABLE_CHILDREN] = { 0, ts->root.ref, 0 };
-    int64_t meta[CF_TABLE_META_COUNT] = { (int64_t)ts->object_count, (int64_t)ts->next_key };
-    if ((rc = cc_emit_ints(e, CF_ROLE_META, 0, meta, CF_TABLE_META_COUNT, &children[CF_TABLE_META]))) return rc;
+    int64_t keyed_by = ts->keys_are_primary_keys && schema->primary_key != CF_NO_COLUMN ? schema->primary_key + 1 : 0;
+    int64_t meta[CF_TABLE_META_WRITTEN] = { (int64_t)ts->object_count, (int64_t)ts->next_key, keyed_by };
+    if ((rc = cc_emit_ints(e, CF_ROLE_META, 0, meta, CF_TABLE_META_WRITTEN, &children[CF_TABLE_META]))) return rc;
     if (any_index) {
         uint64_t *refs = malloc(ts->index_count * sizeof *refs);
         if (!refs) return -ENOMEM;

@@ -183,6 +183,13 @@ static int copy_table_state(columnar_txn *source, columnar_txn *copy, const copy
             to->next_key = from->next_key;
             to->dirty = true;
         }
+        /* The copy holds the same keys and the same primary key values, so the source's objects keyed by their
+         * primary key are the copy's too (setting the primary key above cleared the mark). */
+        if (from->keys_are_primary_keys && table->primary_key != COLUMNAR_NO_COLUMN &&
+            table->primary_key < table->column_count && table->columns[table->primary_key] != COLUMNAR_NO_COLUMN) {
+            to->keys_are_primary_keys = true;
+            to->dirty = true;
+        }
     }
     return rc;
 }

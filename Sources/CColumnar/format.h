@@ -99,7 +99,9 @@
  *                      width 64, so their size depends only on the entry count: see commit.c write_tail; version 0
  *                      marks never-used slack of the region a commit reserved at the end of the file)
  *                  [6] COMMIT_RECORD INT[] (width 64; format above)
- *   TABLE (REFS, 3): [0] META INT[object_count, next_key]   [1] tree root (INNER or CLUSTER, 0 if empty)
+ *   TABLE (REFS, 3): [0] META INT[object_count, next_key, keyed_by]   [1] tree root (INNER or CLUSTER, 0 if empty)
+ *                    (keyed_by: 0, or the primary key's column id + 1 when every object's key equals its int primary
+ *                    key; see object.c. Optional: a META of two elements means 0, and readers ignore elements past it)
  *                    [2] INDEXES (REFS, one per column id: index tree root or 0), or 0 when no column is indexed
  *   INNER (REFS, 1+n): [0] KEYS INT[first key of each child] then n children (all INNER or all CLUSTER)
  *   CLUSTER (REFS, 1+c): [0] KEYS INT[object keys, ascending], then one COLUMN per column id (0 = all default)
@@ -264,7 +266,9 @@ enum { CF_TOP_META = 0, CF_TOP_SCHEMA = 1, CF_TOP_TABLES = 2, CF_TOP_FREE_POS = 
 enum { CF_TOP_META_VERSION = 0, CF_TOP_META_CLUSTER_SIZE = 1, CF_TOP_META_COUNT = 2 };
 /* TABLE node children and META elements. */
 enum { CF_TABLE_META = 0, CF_TABLE_ROOT = 1, CF_TABLE_INDEXES = 2, CF_TABLE_CHILDREN = 3 };
-enum { CF_TABLE_META_OBJECT_COUNT = 0, CF_TABLE_META_NEXT_KEY = 1, CF_TABLE_META_COUNT = 2 };
+/* CF_TABLE_META_COUNT elements are required; writers add KEYED_BY (CF_TABLE_META_WRITTEN elements in all). */
+enum { CF_TABLE_META_OBJECT_COUNT = 0, CF_TABLE_META_NEXT_KEY = 1, CF_TABLE_META_KEYED_BY = 2, CF_TABLE_META_COUNT = 2,
+       CF_TABLE_META_WRITTEN = 3 };
 
 /* Schema flags. */
 enum { CF_TABLE_FLAG_REMOVED = 1 };

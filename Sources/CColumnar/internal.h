@@ -260,6 +260,11 @@ typedef struct cc_tstate {
      * one, and how often the index had to answer. Per transaction; they only decide whether to keep trying. */
     uint32_t key_probe_hits;
     uint32_t key_probe_misses;
+    /* Every object's key equals its value of the table's int primary key (never null): a lookup by primary key is
+     * then one table descent, with nothing to read back, and an absent key means an absent value (object.c). Kept
+     * in the TABLE node's META (KEYED_BY); set only when an object is created in an empty table, cleared by
+     * anything that could break it. */
+    bool keys_are_primary_keys;
 } cc_tstate;
 
 /* A location found by a lookup: the leaf (private) or cluster (committed) holding a row. */

@@ -307,6 +307,13 @@ static int insert_row_with(columnar_txn *txn, uint32_t table, int64_t key, const
     if (found) return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object with key %lld", schema->name,
                                (long long)key);
     ts->dirty = true;
+    /* An object keyed by its own int primary key keeps the table's mark (or starts it, in an empty table); any
+     * other object ends it. */
+    int64_t pk_value = 0;
+    if (pk_cell) memcpy(&pk_value, pk_cell, sizeof pk_value);
+    bool keyed = pk_cell && !pk_is_null && schema->columns[schema->primary_key].type == COLUMNAR_TYPE_INT &&
+                 pk_value == key;
+    ts->keys_are_primary_keys = keyed && (ts->object_count == 0 || ts->keys_are_primary_keys);
     ts->object_count++;
     if ((uint64_t)key >= ts->next_key) ts->next_key = (uint64_t)key + 1;
     if (pk_cell) {
@@ -402,7 +409,15 @@ int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, col
  * above it, an object made by columnar_obj_create and given its primary key later), or its primary key may have
  * been changed since. A lookup therefore tries key == value and takes that object only if its primary key holds
  * the value (unique, so it is then the only one); else the index answers. Where the try keeps failing in a
- * transaction, lookups go to the index directly. */
+ * transaction, lookups go to the index directly.
+ *
+ * Where the rule has held for every object of a table, the table says so (cc_tstate.keys_are_primary_keys, kept in
+ * its META): the object whose key is the value is then the answer without reading its primary key back, and no
+ * object with that key means no object with that value, so misses and the uniqueness check of a new object skip
+ * the index too. The mark starts when an object is created in an empty table and ends, for good, with the first
+ * object keyed otherwise (an id created again after its object was deleted, an id below the next key, a null id,
+ * columnar_obj_create) or the first change of an object's primary key to another value than its key; setting the
+ * table's primary key clears it. A copy (columnar_write_copy, columnar_compact) keeps it. */
 #define CC_PK_KEY_MAX_GAP ((int64_t)1 << 32)
 
 static int64_t key_for_primary_key(const cc_column *column, const columnar_value *pk, uint64_t next_key) {
@@ -410,6 +425,19 @@ static int64_t key_for_primary_key(const cc_column *column, const columnar_value
     int64_t value = pk->as.i, next = (int64_t)next_key;
     if (value >= next && value - next <= CC_PK_KEY_MAX_GAP && value < CC_KEY_LIMIT) return value;
     return next;
+}
+
+/* In a table whose objects are all keyed by their int primary key: whether an object has `value` as its primary
+ * key, which is whether an object has it as its key. No key lies outside 0 ..< next key, and there nothing is
+ * read. */
+static int find_keyed_table_object(columnar_txn *txn, uint32_t table, int64_t value, bool *out_found) {
+    *out_found = false;
+    cc_tstate *ts;
+    int rc = cc_table_state(txn, table, &ts);
+    if (rc || value < 0 || (uint64_t)value >= ts->next_key) return rc;
+    cc_rowpos pos;
+    /* Through the object cache, so that the caller's next read of this object does not descend again. */
+    return cc_obj_locate(txn, table, value, &ts, &pos, out_found);
 }
 
 /* Sets *out_found when the object whose key is `value` holds `value` as its primary key. */
@@ -448,8 +476,17 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (schema->primary_key == CF_NO_COLUMN) return CC_MISUSE("table %s has no primary key", schema->name);
     int64_t existing;
-    /* The index, not columnar_obj_find_primary_key: a new value is usually absent, which only the index tells. */
-    if ((rc = columnar_obj_find_first(txn, table, schema->primary_key, pk, &existing)) == 0)
+    if (ts->keys_are_primary_keys && pk->type == COLUMNAR_TYPE_INT && !pk->is_null) {
+        /* Ids above every key (ascending ids) need no read at all. */
+        bool found;
+        if ((rc = find_keyed_table_object(txn, table, pk->as.i, &found))) return rc;
+        rc = found ? 0 : COLUMNAR_ENOTFOUND;
+        existing = pk->as.i;
+    } else {
+        /* The index, not columnar_obj_find_primary_key: a new value is usually absent, which only the index tells. */
+        rc = columnar_obj_find_first(txn, table, schema->primary_key, pk, &existing);
+    }
+    if (rc == 0)
         return cc_error(COLUMNAR_EEXISTS, 0, "", "table %s already has an object (key %lld) with that primary key",
                         schema->name, (long long)existing);
     if (rc != COLUMNAR_ENOTFOUND) return rc;
@@ -619,6 +656,11 @@ static int set_value(columnar_txn *txn, uint32_t table, int64_t key, uint32_t co
     uint32_t row;
     int rc = cc_obj_find_for_write(txn, table, key, &ts, &leaf, &row);
     if (rc) return rc;
+    if (column == schema->primary_key && ts->keys_are_primary_keys) {
+        int64_t value;
+        memcpy(&value, cell, sizeof value);
+        if (is_null || value != key) ts->keys_are_primary_keys = false;
+    }
     cc_mvec *vec = &leaf->columns[column];
     uint8_t old[16];
     memcpy(old, cc_mvec_cell(vec, row), vec->cell_bytes);
@@ -739,6 +781,16 @@ int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, co
     if (schema->columns[schema->primary_key].type == COLUMNAR_TYPE_INT && value->type == COLUMNAR_TYPE_INT &&
         !value->is_null) {
         bool found;
+        cc_tstate *ts;
+        if ((rc = cc_table_state(txn, table, &ts))) return rc;
+        if (ts->keys_are_primary_keys) {
+            if ((rc = find_keyed_table_object(txn, table, value->as.i, &found))) return rc;
+            if (!found)
+                return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no object of %s has that %s", schema->name,
+                                schema->columns[schema->primary_key].name);
+            *out_key = value->as.i;
+            return 0;
+        }
         if ((rc = find_object_keyed_by_primary_key(txn, table, schema, value->as.i, &found))) return rc;
         if (found) {
             *out_key = value->as.i;

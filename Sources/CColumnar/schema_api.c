@@ -87,6 +87,7 @@ int columnar_table_info_get(columnar_txn *txn, columnar_table_id table, columnar
     out->primary_key = schema->primary_key;
     out->object_count = ts->object_count;
     out->next_key = (columnar_key)ts->next_key;
+    out->keys_are_primary_keys = ts->keys_are_primary_keys;
     return 0;
 }
 
@@ -345,9 +346,13 @@ int columnar_table_set_primary_key(columnar_txn *txn, columnar_table_id table, c
     if (rc) return rc;
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (!schema) return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no table with id %u", table);
+    /* The objects' keys equal the values of the primary key only as long as it stays the same column. */
+    cc_tstate *ts;
     if (column == COLUMNAR_NO_COLUMN) {
-        if ((rc = begin_change(txn))) return rc;
+        if ((rc = begin_change(txn)) || (rc = cc_table_state(txn, table, &ts))) return rc;
         txn->schema->tables[table].primary_key = CF_NO_COLUMN;
+        ts->keys_are_primary_keys = false;
+        ts->dirty = true;
         return 0;
     }
     const cc_column *col;
@@ -356,7 +361,6 @@ int columnar_table_set_primary_key(columnar_txn *txn, columnar_table_id table, c
         return CC_MISUSE("%s.%s cannot be a primary key (int, string, objectId or uuid, single-valued)", schema->name,
                          col->name);
     if (!(col->flags & CF_COL_FLAG_INDEXED) && (rc = columnar_column_set_indexed(txn, table, column, true))) return rc;
-    cc_tstate *ts;
     if ((rc = cc_table_state(txn, table, &ts))) return rc;
     unique_check u = { txn, table, column, -1 };
     rc = cc_tree_each_row(txn, &ts->root, check_unique, &u);
@@ -364,7 +368,9 @@ int columnar_table_set_primary_key(columnar_txn *txn, columnar_table_id table, c
         return cc_error(COLUMNAR_EEXISTS, 0, "", "%s.%s cannot be the primary key: object %lld repeats a value",
                         schema->name, col->name, (long long)u.duplicate);
     if (rc) return rc;
-    if ((rc = begin_change(txn))) return rc;
+    if ((rc = begin_change(txn)) || (rc = cc_table_state(txn, table, &ts))) return rc;
     txn->schema->tables[table].primary_key = column;
+    ts->keys_are_primary_keys = false;
+    ts->dirty = true;
     return 0;
 }

@@ -736,6 +736,8 @@ typedef struct tree_walk {
     const bool *index_wanted;        /* table trees: per column, whether to fill index_values */
     vvec *index_entries;             /* index trees: ventry of every entry */
     vvec *index_counts;              /* ordered index trees: per row, ventry { row key, its count column, cluster } */
+    uint32_t keyed_column;           /* table trees: the column the meta says holds every object's key, or NO_COLUMN */
+    bool keyed_reported;
 } tree_walk;
 
 /* Whether `column` of table `target` is a live backlink column whose origin is a live link column to `target`. */
@@ -768,6 +770,7 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
     bool single_link = trusted && !cells && col->type == COLUMNAR_TYPE_LINK && !tw->is_index;
     bool index_first_keys = trusted && tw->is_index && column == 0;
     bool index_counts = trusted && tw->is_index && column == 2 && tw->index_counts;
+    bool keyed = trusted && !tw->is_index && column == tw->keyed_column && !tw->keyed_reported;
     elem_walk ew = { .type = col->type, .nullable = nullable, .cluster_ref = cluster->ref };
     if (cells && trusted) {
         if (tw->is_index) {
@@ -786,7 +789,7 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
             ew.column = column;
         }
     }
-    if (!index && !single_link && !index_first_keys && !index_counts && !(cells && leaf_ref)) return;
+    if (!index && !single_link && !index_first_keys && !index_counts && !keyed && !(cells && leaf_ref)) return;
     for (uint32_t row = 0; row < keys->count && !v->error; row++) {
         int64_t key = cc_node_int_at(keys, row);
         vcell cell;
@@ -800,6 +803,12 @@ static void walk_column(verifier *v, tree_walk *tw, const cc_node *cluster, cons
         } else {
             memset(&cell, 0, sizeof cell);
             is_null = !cells && nullable;
+        }
+        if (keyed && (is_null || cell.i != key)) {
+            report(v, leaf_ref ? leaf_ref : cluster->ref, "object %lld has %s %s, but the table's meta says every "
+                   "object's key is its primary key", (long long)key, col->name, is_null ? "null" : "another value");
+            keyed = false;
+            tw->keyed_reported = true;
         }
         if (index) {
             ventry *entry = vvec_push(v, &tw->index_values[column], sizeof *entry);
@@ -1097,6 +1106,7 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
         return;
     }
     int64_t object_count = -1, next_key = INT64_MAX;
+    uint32_t keyed_column = CF_NO_COLUMN;
     if (visit_child(v, &node, CF_TABLE_META, CF_ROLE_META, &meta)) {
         expect_detail(v, &meta, 0, false);
         if (expect_encoding(v, &meta, COLUMNAR_ENCODING_PACKED_INT) && meta.count >= CF_TABLE_META_COUNT) {
@@ -1107,6 +1117,18 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
                        (unsigned long long)meta.ref, (long long)object_count, (long long)next_key);
                 object_count = -1;
                 next_key = INT64_MAX;
+            }
+            int64_t keyed_by = meta.count > CF_TABLE_META_KEYED_BY ? cc_node_int_at(&meta, CF_TABLE_META_KEYED_BY) : 0;
+            if (keyed_by != 0) {
+                /* Writers set it only to the int primary key, and clear it when the primary key changes. */
+                uint32_t pk = schema->primary_key;
+                if (keyed_by < 0 || (uint64_t)keyed_by - 1 != pk || pk >= schema->column_count ||
+                    schema->columns[pk].type != COLUMNAR_TYPE_INT)
+                    report(v, meta.ref, "table meta at %llu names column %lld as holding every object's key, but the "
+                           "table's int primary key is %s", (unsigned long long)meta.ref, (long long)keyed_by - 1,
+                           pk == CF_NO_COLUMN ? "absent" : "another column");
+                else
+                    keyed_column = pk;
             }
         } else if (meta.encoding == COLUMNAR_ENCODING_PACKED_INT) {
             report(v, meta.ref, "table meta at %llu has %u elements where %u were expected",
@@ -1130,7 +1152,8 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
                           col->collection == COLUMNAR_COLLECTION_NONE;
     }
     tree_walk tw = { .schema = schema, .table = table, .next_key = next_key, .keys_sorted = true,
-                     .keys = &v->table_keys[table], .index_values = index_values, .index_wanted = index_wanted };
+                     .keys = &v->table_keys[table], .index_values = index_values, .index_wanted = index_wanted,
+                     .keyed_column = keyed_column };
     uint64_t root = cc_node_ref_at(&node, CF_TABLE_ROOT);
     if (root) {
         uint8_t role;

@@ -449,6 +449,8 @@ typedef struct columnar_table_info {
     uint64_t object_count;
     int64_t next_key;                 /**< the key the next object created gets: every object has a smaller key, and
                                            keys are never reused, so objects made later have this key or larger */
+    bool keys_are_primary_keys;       /**< every object's key equals its int primary key, so a lookup by primary
+                                           key, found or not, is one table descent (columnar_obj_find_primary_key) */
 } columnar_table_info;
 
 /** Number of table ids (removed tables keep their id and report COLUMNAR_ENOTFOUND). */
@@ -549,7 +551,9 @@ int columnar_obj_find_first(columnar_txn *txn, columnar_table_id table, columnar
                             const columnar_value *value, columnar_key *out_key);
 /** Finds the object with the given primary key value. An INT value is first looked for as an object key (see
  *  columnar_obj_create_with_primary_key); the object there is taken only if it holds the value, else the index
- *  answers. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no PK). */
+ *  answers. In a table whose every object is keyed by its id (columnar_table_info.keys_are_primary_keys: every
+ *  object was created with an id at or above the next key, and no id was changed since) the object key alone
+ *  answers, present or absent. Errors: COLUMNAR_ENOTFOUND, COLUMNAR_EMISUSE (no PK). */
 int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, const columnar_value *value,
                                   columnar_key *out_key);
 
