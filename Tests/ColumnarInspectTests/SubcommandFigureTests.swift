@@ -157,6 +157,27 @@ final class SubcommandFigureTests: SampleDatabaseTestCase {
         XCTAssertTrue(afterSync.stdout.contains("  durable      version \(stats.version)\n"), afterSync.stdout)
     }
 
+    /// The sample's notes are created with ascending ids as their keys, so the table is marked; the others have
+    /// no int primary key. The tool reads the mark from the file as the library does.
+    func testSchemaSaysWhichTablesHaveTheirPrimaryKeysAsObjectKeys() throws {
+        let sample = try self.sample
+        let result = try inspect("schema", "--json", sample.path)
+        XCTAssertEqual(result.status, 0, result.description)
+        let tables = result.object().objects("tables")
+        try withLibrary { _, txn in
+            for table in tables {
+                let id = try XCTUnwrap(table.int("id").map(TableID.init))
+                XCTAssertEqual(table.bool("keysArePrimaryKeys"), try txn.tableInfo(id).keys_are_primary_keys,
+                               "\(table)")
+            }
+        }
+        XCTAssertEqual(tables.first { $0.string("name") == "notes" }?.bool("keysArePrimaryKeys"), true)
+        XCTAssertEqual(tables.first { $0.string("name") == "all" }?.bool("keysArePrimaryKeys"), false)
+        let text = try inspect("schema", sample.path)
+        let notesRow = text.stdout.split(separator: "\n").first { $0.hasPrefix("   0  n ") }
+        XCTAssertTrue(notesRow?.hasSuffix("every object's key is its value") == true, text.stdout)
+    }
+
     func testSchemaListsEveryPropertyAsTheSchemaWroteIt() throws {
         let sample = try self.sample
         let result = try inspect("schema", "--json", sample.path)

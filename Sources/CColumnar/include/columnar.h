@@ -1227,6 +1227,7 @@ typedef struct columnar_inspect_table {
     uint64_t table_ref;           /**< the TABLE node, 0 when none (removed or missing) */
     int64_t object_count;         /**< from the table's META; -1 when it cannot be read */
     int64_t next_key;             /**< from the table's META; -1 when it cannot be read */
+    bool keys_are_primary_keys;   /**< the META marks every object's key as equal to its int primary key */
 } columnar_inspect_table;
 
 /** A column exactly as the SCHEMA node records it (hidden backlink columns and removed columns included). */

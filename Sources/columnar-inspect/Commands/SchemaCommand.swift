@@ -53,6 +53,8 @@ struct SchemaCommand: ParsableCommand {
         let removed: Bool
         let objectCount: Int64?
         let primaryKey: String?
+        /// Every object's key equals its primary key value, so lookups by it read the table alone.
+        let keysArePrimaryKeys: Bool
         let columns: [Column]
     }
 
@@ -97,7 +99,8 @@ struct SchemaCommand: ParsableCommand {
                     backlinkOrigin: column.isBacklink ? origin(column, names) : nil)
             }
             return Table(id: record.id, name: record.name, removed: record.removed, objectCount: record.objectCount,
-                         primaryKey: record.primaryKey.map { record.columns[Int($0)].name }, columns: columns)
+                         primaryKey: record.primaryKey.map { record.columns[Int($0)].name },
+                         keysArePrimaryKeys: record.keysArePrimaryKeys, columns: columns)
         }
         let report = Report(file: options.file, version: inspector.version().version.version, tables: tables,
                             namesNote: SchemaCommand.namesNote, findings: findings.deduplicated())
@@ -130,6 +133,7 @@ struct SchemaCommand: ParsableCommand {
                 if let target = column.linkTarget { notes.append("links to \(target)") }
                 if let origin = column.backlinkOrigin { notes.append("hidden: backlinks of \(origin)") }
                 if column.removed { notes.append("removed") }
+                if column.primaryKey && table.keysArePrimaryKeys { notes.append("every object's key is its value") }
                 let type = column.collection.map { "\($0)<\(column.type)>" } ?? column.type
                 rows.append(["\(column.id)", column.name, type, column.nullable ? "yes" : "no",
                              column.indexed ? "yes" : "no", column.primaryKey ? "yes" : "",

@@ -33,6 +33,8 @@ struct TableRecord {
     /// nil when the table's META cannot be read.
     let objectCount: Int64?
     let nextKey: Int64?
+    /// Every object's key equals its int primary key (the META's mark): lookups by primary key read no index.
+    let keysArePrimaryKeys: Bool
     let columns: [ColumnRecord]
 }
 
@@ -62,7 +64,8 @@ extension Inspector {
             id: id, name: fixedString(info.name), removed: info.removed,
             primaryKey: info.primary_key == COLUMNAR_NO_COLUMN ? nil : info.primary_key, tableRef: info.table_ref,
             objectCount: info.object_count >= 0 ? info.object_count : nil,
-            nextKey: info.next_key >= 0 ? info.next_key : nil, columns: columns)
+            nextKey: info.next_key >= 0 ? info.next_key : nil, keysArePrimaryKeys: info.keys_are_primary_keys,
+            columns: columns)
     }
 
     /// The names of the version's tables and columns, for labelling owners; empty when the schema is unreadable.
