@@ -326,7 +326,15 @@ static void read_table(columnar_txn *txn, columnar_table_id table, const table_k
                     columnar_backlink_get(txn, info.target_table, value.as.link, table, c, backlinks - 1, &origin);
                 }
             }
-            if (info.is_primary_key && k == 0) columnar_obj_find_primary_key(txn, table, &value, &pk_key);
+            if (info.is_primary_key && (k == 0 || k + 1 == tk->key_count)) {
+                columnar_obj_find_primary_key(txn, table, &value, &pk_key);
+                if (info.type == COLUMNAR_TYPE_INT && !value.is_null) {
+                    /* Usually absent: in a table keyed by its ids, the miss the table alone answers. */
+                    columnar_value other = value;
+                    other.as.i = (int64_t)((uint64_t)value.as.i + 1);
+                    columnar_obj_find_primary_key(txn, table, &other, &pk_key);
+                }
+            }
             if (!index_done) {
                 index_done = true;
                 if (info.indexed) read_index(txn, table, c, &info, &value);

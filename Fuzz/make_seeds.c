@@ -366,10 +366,30 @@ static void seed_indexes(void) {
         columnar_key key;
         CHECK(columnar_obj_create_with_primary_key(s.txn, tags, &pk, &key));
     }
+    /* Ascending int ids with gaps: every object keyed by its id, so the table is marked as such (its META's third
+     * element) and lookups take the table alone; the users' changed id above ends that table's mark. */
+    columnar_table_id orders = add_table(&s, "orders");
+    columnar_col_id number = add_column(&s, orders, "number", COLUMNAR_TYPE_INT, COLUMNAR_COLLECTION_NONE, false,
+                                        true, 0);
+    CHECK(columnar_table_set_primary_key(s.txn, orders, number));
+    columnar_key third_order = 0;
+    for (int i = 0; i < 20; i++) {
+        columnar_value pk = { .type = COLUMNAR_TYPE_INT, .is_null = false, .as.i = 100 + 3 * i };
+        columnar_key key;
+        CHECK(columnar_obj_create_with_primary_key(s.txn, orders, &pk, &key));
+        if (i == 2) third_order = key;
+    }
     commit(&s);
     begin(&s);
     for (int i = 0; i < 40; i += 5) CHECK(columnar_obj_delete(s.txn, table, i));
     set(&s, users, fourth_user, id, value_of(COLUMNAR_TYPE_INT, 1000));
+    CHECK(columnar_obj_delete(s.txn, orders, third_order));
+    columnar_table_info orders_info;
+    CHECK(columnar_table_info_get(s.txn, orders, &orders_info));
+    if (!orders_info.keys_are_primary_keys) {
+        fprintf(stderr, "make_seeds: the orders table should have every object keyed by its id\n");
+        exit(1);
+    }
     commit(&s);
     seed_finish(&s);
 }
