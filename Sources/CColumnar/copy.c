@@ -34,6 +34,7 @@ typedef struct copy_table {
     columnar_col_id *columns;      /* source column -> copy column, COLUMNAR_NO_COLUMN when not copied */
     columnar_column_info *infos;   /* source column descriptions */
     columnar_col_id primary_key;   /* source column, COLUMNAR_NO_COLUMN when none */
+    bool keyed_by_primary_key;     /* every object copied so far has its int primary key as its key */
 } copy_table;
 
 typedef struct copy_map {
@@ -67,6 +68,7 @@ static int copy_schema(columnar_txn *source, columnar_txn *copy, copy_map *map) 
         table->live = true;
         table->column_count = info.column_count;
         table->primary_key = info.primary_key;
+        table->keyed_by_primary_key = true;
         table->columns = malloc((info.column_count ? info.column_count : 1) * sizeof *table->columns);
         table->infos = calloc(info.column_count ? info.column_count : 1, sizeof *table->infos);
         if (!table->columns || !table->infos) return -ENOMEM;
@@ -135,13 +137,17 @@ static int copy_cell(columnar_txn *source, columnar_txn *copy, columnar_table_id
 
 /* One pass over every object of every table in key order: the first creates the objects and copies every column
  * that holds no links; the second, once every object exists, copies the links. */
-static int copy_objects(columnar_txn *source, columnar_txn *copy, const copy_map *map, bool links) {
+static int copy_objects(columnar_txn *source, columnar_txn *copy, copy_map *map, bool links) {
     int64_t *keys = NULL;
     size_t key_capacity = 0;
     int rc = 0;
     for (uint32_t t = 0; t < map->table_count && !rc; t++) {
-        const copy_table *table = &map->tables[t];
+        copy_table *table = &map->tables[t];
         if (!table->live) continue;
+        bool int_primary_key = table->primary_key < table->column_count &&
+                               table->infos[table->primary_key].type == COLUMNAR_TYPE_INT &&
+                               table->infos[table->primary_key].collection == COLUMNAR_COLLECTION_NONE;
+        if (!int_primary_key) table->keyed_by_primary_key = false;
         columnar_cluster_iter iter;
         if ((rc = columnar_cluster_iter_init(source, t, &iter))) break;
         columnar_cluster cluster;
@@ -159,6 +165,12 @@ static int copy_objects(columnar_txn *source, columnar_txn *copy, const copy_map
                     if (table->columns[c] == COLUMNAR_NO_COLUMN) continue;
                     if ((table->infos[c].type == COLUMNAR_TYPE_LINK) != links) continue;
                     rc = copy_cell(source, copy, t, table->target, keys[row], c, table->columns[c], &table->infos[c]);
+                }
+                if (!rc && !links && table->keyed_by_primary_key) {
+                    int64_t id;
+                    bool is_null;
+                    rc = columnar_obj_get_int(source, t, keys[row], table->primary_key, &id, &is_null);
+                    if (!rc && (is_null || id != keys[row])) table->keyed_by_primary_key = false;
                 }
             }
         }
@@ -183,10 +195,11 @@ static int copy_table_state(columnar_txn *source, columnar_txn *copy, const copy
             to->next_key = from->next_key;
             to->dirty = true;
         }
-        /* The copy holds the same keys and the same primary key values, so the source's objects keyed by their
-         * primary key are the copy's too (setting the primary key above cleared the mark). */
-        if (from->keys_are_primary_keys && table->primary_key != COLUMNAR_NO_COLUMN &&
-            table->primary_key < table->column_count && table->columns[table->primary_key] != COLUMNAR_NO_COLUMN) {
+        /* The copy holds the same keys and the same primary key values: where every object's key was its int
+         * primary key (as the copy read them, whatever the source's mark said: a file written before the mark
+         * existed, or a mark ended by an id that was changed back), the copy's table is marked (setting the
+         * primary key above cleared the mark). */
+        if (table->keyed_by_primary_key && table->columns[table->primary_key] != COLUMNAR_NO_COLUMN) {
             to->keys_are_primary_keys = true;
             to->dirty = true;
         }

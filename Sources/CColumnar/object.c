@@ -417,7 +417,8 @@ int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, col
  * the index too. The mark starts when an object is created in an empty table and ends, for good, with the first
  * object keyed otherwise (an id created again after its object was deleted, an id below the next key, a null id,
  * columnar_obj_create) or the first change of an object's primary key to another value than its key; setting the
- * table's primary key clears it. A copy (columnar_write_copy, columnar_compact) keeps it. */
+ * table's primary key clears it. A copy (columnar_write_copy, columnar_compact) marks each table whose objects it
+ * found all keyed by their int ids, whatever the source's mark said (copy.c). */
 #define CC_PK_KEY_MAX_GAP ((int64_t)1 << 32)
 
 static int64_t key_for_primary_key(const cc_column *column, const columnar_value *pk, uint64_t next_key) {

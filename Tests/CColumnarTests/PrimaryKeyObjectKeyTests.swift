@@ -295,7 +295,18 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
             XCTAssertFalse(try isMarked(txn, table))
             XCTAssertEqual(try txn.findPrimaryKey(table, .int(20)), 20)
             XCTAssertVerifies(txn)
+            // A copy looks at the objects themselves: the one left is keyed by its id, so the copy is marked.
+            try check(columnar_write_copy(txn.handle, directory.file("second-copy.columnar"), nil), "columnar_write_copy")
         }
+        let secondCopy = try TestDatabase(path: directory.file("second-copy.columnar"), flags: [],
+                                          durability: COLUMNAR_DURABILITY_UNSAFE)
+        try secondCopy.read { txn in
+            let copied = try txn.findTable("items")
+            XCTAssertTrue(try isMarked(txn, copied), "a copy of the objects keyed by their ids")
+            try checkKeyedLookups(txn, copied, present: [20], "the second copy")
+            XCTAssertVerifies(txn)
+        }
+        secondCopy.close()
     }
 
     /// Each way an object can be keyed otherwise than by its id ends the mark, in the transaction that makes it
@@ -341,6 +352,16 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
                 XCTAssertEqual(try txn.findPrimaryKey(table, broken.value.map { .int($0) } ?? .null), broken.key, name)
                 for value in [3, 8] as [Int64] { XCTAssertEqual(try txn.findPrimaryKey(table, .int(value)), value, name) }
                 XCTAssertVerifies(txn, name)
+            }
+        }
+        // A copy holds the same objects, each table with one keyed otherwise: none is marked.
+        let copyPath = directory.file("copy.columnar")
+        try db.read { txn in try check(columnar_write_copy(txn.handle, copyPath, nil), "columnar_write_copy") }
+        let copy = try TestDatabase(path: copyPath, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
+        defer { copy.close() }
+        try copy.read { txn in
+            for (index, (name, _)) in breakers.enumerated() {
+                XCTAssertFalse(try isMarked(txn, try txn.findTable("items\(index)")), "the copy, \(name)")
             }
         }
     }
@@ -421,6 +442,8 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
         try db.read { txn in try check(columnar_write_copy(txn.handle, copyPath, nil), "columnar_write_copy") }
         let copy = try TestDatabase(path: copyPath, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
         defer { copy.close() }
+        // The copy marks its table by what it copied: every object keyed by its id, however the source's mark ended.
+        marked = model.allSatisfy { $0.key == $0.value }
         try copy.read { txn in
             try checkAll(txn, try txn.findTable("items"), "the copy")
             XCTAssertVerifies(txn, note)
