@@ -298,9 +298,11 @@ int columnar_delete_files(const char *path, bool *out_deleted);
 
 /** A dense copy of the version `txn` (a read transaction) sees, written to a new file at `path`: tables filled in
  *  key order (full clusters), collections and search indexes rebuilt in order, removed tables and columns left out.
- *  Object keys and primary keys are kept; table and column ids may differ (find them by name). Other threads and
- *  processes go on reading and writing the source meanwhile. The copy is built under `<path>.copying`, committed
- *  durably, then linked into place and the directory synced: a crash leaves no file at `path` or a complete one.
+ *  Object keys and primary keys are kept, and a table whose objects all have their int primary key as their key is
+ *  marked so (columnar_table_info.keys_are_primary_keys); table and column ids may differ (find them by name).
+ *  Other threads and processes go on reading and writing the source meanwhile. The copy is built under
+ *  `<path>.copying`, committed durably, then linked into place and the directory synced: a crash leaves no file at
+ *  `path` or a complete one.
  *  `options` (may be NULL) gives the copy's cluster_size, COLUMNAR_OPEN_NO_IO_URING and encryption_key (the copy
  *  is encrypted with that key, whatever the source's encryption; NULL: a plain copy).
  *  Errors: -EEXIST (a file exists at `path`), -EBUSY (another copy to `path` is being written), COLUMNAR_EMISUSE (a
