@@ -230,6 +230,22 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
         }
     }
 
+    /// Writes a copy of the latest version and checks that its table "items" is marked and answers lookups of
+    /// `present` (and of the ids around them) by the key alone.
+    private func checkMarkedCopy(_ name: String, present: Set<Int64>, file: StaticString = #filePath,
+                                 line: UInt = #line) throws {
+        let copyPath = directory.file(name)
+        try db.read { txn in try check(columnar_write_copy(txn.handle, copyPath, nil), "columnar_write_copy") }
+        let copy = try TestDatabase(path: copyPath, flags: [], durability: COLUMNAR_DURABILITY_UNSAFE)
+        defer { copy.close() }
+        try copy.read { txn in
+            let copied = try txn.findTable("items")
+            XCTAssertTrue(try isMarked(txn, copied), name, file: file, line: line)
+            try checkKeyedLookups(txn, copied, present: present, name, file: file, line: line)
+            XCTAssertVerifies(txn, name, file: file, line: line)
+        }
+    }
+
     func testATableIsMarkedWhileEveryObjectIsKeyedByItsId() throws {
         let (table, id, payload) = try db.write { txn in try makeTable(txn) }
         try db.write { txn in
@@ -250,18 +266,9 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
             try checkKeyedLookups(txn, table, present: [1, 5, 9], "after reopening")
             XCTAssertEqual(try txn.getInt(table, 5, payload), 77)
             XCTAssertVerifies(txn)
-            // A copy holds the same keys and ids, and keeps the mark.
-            try check(columnar_write_copy(txn.handle, directory.file("copy.columnar"), nil), "columnar_write_copy")
         }
-        let copy = try TestDatabase(path: directory.file("copy.columnar"), flags: [],
-                                    durability: COLUMNAR_DURABILITY_UNSAFE)
-        try copy.read { txn in
-            let copied = try txn.findTable("items")
-            XCTAssertTrue(try isMarked(txn, copied), "the copy")
-            try checkKeyedLookups(txn, copied, present: [1, 5, 9], "the copy")
-            XCTAssertVerifies(txn)
-        }
-        copy.close()
+        // A copy holds the same keys and ids, and keeps the mark.
+        try checkMarkedCopy("copy.columnar", present: [1, 5, 9])
         // Id 2 created again takes the next key (10): the mark ends, and lookups go through the index again.
         try db.write { txn in
             XCTAssertEqual(try txn.createObject(table, primaryKey: .int(2)), 10)
@@ -295,18 +302,9 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
             XCTAssertFalse(try isMarked(txn, table))
             XCTAssertEqual(try txn.findPrimaryKey(table, .int(20)), 20)
             XCTAssertVerifies(txn)
-            // A copy looks at the objects themselves: the one left is keyed by its id, so the copy is marked.
-            try check(columnar_write_copy(txn.handle, directory.file("second-copy.columnar"), nil), "columnar_write_copy")
         }
-        let secondCopy = try TestDatabase(path: directory.file("second-copy.columnar"), flags: [],
-                                          durability: COLUMNAR_DURABILITY_UNSAFE)
-        try secondCopy.read { txn in
-            let copied = try txn.findTable("items")
-            XCTAssertTrue(try isMarked(txn, copied), "a copy of the objects keyed by their ids")
-            try checkKeyedLookups(txn, copied, present: [20], "the second copy")
-            XCTAssertVerifies(txn)
-        }
-        secondCopy.close()
+        // A copy looks at the objects themselves: the one left is keyed by its id, so the copy is marked.
+        try checkMarkedCopy("second-copy.columnar", present: [20])
     }
 
     /// Each way an object can be keyed otherwise than by its id ends the mark, in the transaction that makes it
