@@ -98,15 +98,17 @@ static int copy_schema(columnar_txn *source, columnar_txn *copy, copy_map *map) 
     return 0;
 }
 
-/* Copies one column of one object. Collections are appended in their order (a set's and a dictionary's order is
- * the engine's own, so inserting in it builds them front to back). */
+/* Copies one column of one object; a single value is also handed to `out_value` when it is not NULL. Collections
+ * are appended in their order (a set's and a dictionary's order is the engine's own, so inserting in it builds
+ * them front to back). */
 static int copy_cell(columnar_txn *source, columnar_txn *copy, columnar_table_id source_table,
                      columnar_table_id copy_table_id, columnar_key key, columnar_col_id source_column,
-                     columnar_col_id copy_column, const columnar_column_info *info) {
+                     columnar_col_id copy_column, const columnar_column_info *info, columnar_value *out_value) {
     columnar_value value;
     int rc;
     if (info->collection == COLUMNAR_COLLECTION_NONE) {
         if ((rc = columnar_obj_get(source, source_table, key, source_column, &value))) return rc;
+        if (out_value) *out_value = value;
         if (value.is_null) return 0;   /* every new object starts at null where null is allowed */
         return columnar_obj_set(copy, copy_table_id, key, copy_column, &value);
     }
@@ -161,17 +163,14 @@ static int copy_objects(columnar_txn *source, columnar_txn *copy, copy_map *map,
             columnar_array_decode_int(&cluster.keys, 0, cluster.row_count, keys);
             for (uint64_t row = 0; row < cluster.row_count && !rc; row++) {
                 if (!links) rc = columnar_obj_create_with_key(copy, table->target, keys[row]);
+                columnar_value id = { .is_null = true };   /* stays null where the primary key is not copied */
                 for (uint32_t c = 0; c < table->column_count && !rc; c++) {
                     if (table->columns[c] == COLUMNAR_NO_COLUMN) continue;
                     if ((table->infos[c].type == COLUMNAR_TYPE_LINK) != links) continue;
-                    rc = copy_cell(source, copy, t, table->target, keys[row], c, table->columns[c], &table->infos[c]);
+                    rc = copy_cell(source, copy, t, table->target, keys[row], c, table->columns[c], &table->infos[c],
+                                   c == table->primary_key ? &id : NULL);
                 }
-                if (!rc && !links && table->keyed_by_primary_key) {
-                    int64_t id;
-                    bool is_null;
-                    rc = columnar_obj_get_int(source, t, keys[row], table->primary_key, &id, &is_null);
-                    if (!rc && (is_null || id != keys[row])) table->keyed_by_primary_key = false;
-                }
+                if (!links && (id.is_null || id.as.i != keys[row])) table->keyed_by_primary_key = false;
             }
         }
         if (rc == COLUMNAR_ENOTFOUND) rc = 0;   /* the end of the table */

@@ -378,11 +378,7 @@ int columnar_inspect_table_get(columnar_inspector *insp, columnar_table_id table
         return 0;
     out->object_count = cc_node_int_at(&meta, CF_TABLE_META_OBJECT_COUNT);
     out->next_key = cc_node_int_at(&meta, CF_TABLE_META_NEXT_KEY);
-    /* As readers take it (txn.c): only a mark naming the table's int primary key counts. */
-    int64_t keyed_by = meta.count > CF_TABLE_META_KEYED_BY ? cc_node_int_at(&meta, CF_TABLE_META_KEYED_BY) : 0;
-    out->keys_are_primary_keys = keyed_by > 0 && schema->primary_key < schema->column_count &&
-                                 (uint64_t)keyed_by - 1 == schema->primary_key &&
-                                 schema->columns[schema->primary_key].type == COLUMNAR_TYPE_INT;
+    out->keys_are_primary_keys = cc_keyed_by_names_int_primary_key(schema, cc_table_meta_keyed_by(&meta));
     return 0;
 }
 

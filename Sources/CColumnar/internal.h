@@ -262,8 +262,8 @@ typedef struct cc_tstate {
     uint32_t key_probe_misses;
     /* Every object's key equals its value of the table's int primary key (never null): a lookup by primary key is
      * then one table descent, with nothing to read back, and an absent key means an absent value (object.c). Kept
-     * in the TABLE node's META (KEYED_BY); set only when an object is created in an empty table, cleared by
-     * anything that could break it. */
+     * in the TABLE node's META (KEYED_BY); set when an object is created in an empty table or by a copy that
+     * found every object so keyed (copy.c), cleared by anything that could break it. */
     bool keys_are_primary_keys;
 } cc_tstate;
 
@@ -353,6 +353,11 @@ const uint8_t *cc_arena_copy(columnar_txn *txn, const void *data, size_t size);
 
 /* Ensures the table's state is loaded. Returns 0, ENOTFOUND (no such live table) or ECORRUPT. */
 int cc_table_state(columnar_txn *txn, uint32_t table, cc_tstate **out);
+/* A TABLE META's KEYED_BY element: 0 when the META predates it (format.h). */
+int64_t cc_table_meta_keyed_by(const cc_node *meta);
+/* Whether a KEYED_BY value marks the table's objects as keyed by its int primary key: only the primary key as it is
+ * now, and only an int one, counts; any other value is a stale or damaged mark. */
+bool cc_keyed_by_names_int_primary_key(const cc_table_schema *schema, int64_t keyed_by);
 const cc_table_schema *cc_table_schema_get(columnar_txn *txn, uint32_t table);
 /* Makes the transaction's schema private (copy-on-write) before a schema change. */
 int cc_schema_make_private(columnar_txn *txn);

@@ -414,11 +414,11 @@ int columnar_obj_create_with_key(columnar_txn *txn, columnar_table_id table, col
  * Where the rule has held for every object of a table, the table says so (cc_tstate.keys_are_primary_keys, kept in
  * its META): the object whose key is the value is then the answer without reading its primary key back, and no
  * object with that key means no object with that value, so misses and the uniqueness check of a new object skip
- * the index too. The mark starts when an object is created in an empty table and ends, for good, with the first
- * object keyed otherwise (an id created again after its object was deleted, an id below the next key, a null id,
- * columnar_obj_create) or the first change of an object's primary key to another value than its key; setting the
- * table's primary key clears it. A copy (columnar_write_copy, columnar_compact) marks each table whose objects it
- * found all keyed by their int ids, whatever the source's mark said (copy.c). */
+ * the index too. The mark starts when an object is created in an empty table and ends, until the table is emptied
+ * or copied, with the first object keyed otherwise (an id created again after its object was deleted, an id below
+ * the next key, a null id, columnar_obj_create) or the first change of an object's primary key to another value
+ * than its key; setting the table's primary key clears it. A copy (columnar_write_copy, columnar_compact) marks
+ * each table whose objects it found all keyed by their int ids, whatever the source's mark said (copy.c). */
 #define CC_PK_KEY_MAX_GAP ((int64_t)1 << 32)
 
 static int64_t key_for_primary_key(const cc_column *column, const columnar_value *pk, uint64_t next_key) {
@@ -431,11 +431,10 @@ static int64_t key_for_primary_key(const cc_column *column, const columnar_value
 /* In a table whose objects are all keyed by their int primary key: whether an object has `value` as its primary
  * key, which is whether an object has it as its key. No key lies outside 0 ..< next key, and there nothing is
  * read. */
-static int find_keyed_table_object(columnar_txn *txn, uint32_t table, int64_t value, bool *out_found) {
+static int find_keyed_table_object(columnar_txn *txn, uint32_t table, cc_tstate *ts, int64_t value,
+                                   bool *out_found) {
     *out_found = false;
-    cc_tstate *ts;
-    int rc = cc_table_state(txn, table, &ts);
-    if (rc || value < 0 || (uint64_t)value >= ts->next_key) return rc;
+    if (value < 0 || (uint64_t)value >= ts->next_key) return 0;
     cc_rowpos pos;
     /* Through the object cache, so that the caller's next read of this object does not descend again. */
     return cc_obj_locate(txn, table, value, &ts, &pos, out_found);
@@ -443,11 +442,9 @@ static int find_keyed_table_object(columnar_txn *txn, uint32_t table, int64_t va
 
 /* Sets *out_found when the object whose key is `value` holds `value` as its primary key. */
 static int find_object_keyed_by_primary_key(columnar_txn *txn, uint32_t table, const cc_table_schema *schema,
-                                            int64_t value, bool *out_found) {
+                                            cc_tstate *ts, int64_t value, bool *out_found) {
     *out_found = false;
-    cc_tstate *ts;
-    int rc = cc_table_state(txn, table, &ts);
-    if (rc) return rc;
+    int rc;
     /* Keep trying while at least a third of the tries find the object (the first 16 misses are free). */
     if (value < 0 || ts->key_probe_misses > 2 * (uint64_t)ts->key_probe_hits + 16) return 0;
     cc_rowpos pos;
@@ -480,7 +477,7 @@ int columnar_obj_create_with_primary_key(columnar_txn *txn, columnar_table_id ta
     if (ts->keys_are_primary_keys && pk->type == COLUMNAR_TYPE_INT && !pk->is_null) {
         /* Ids above every key (ascending ids) need no read at all. */
         bool found;
-        if ((rc = find_keyed_table_object(txn, table, pk->as.i, &found))) return rc;
+        if ((rc = find_keyed_table_object(txn, table, ts, pk->as.i, &found))) return rc;
         rc = found ? 0 : COLUMNAR_ENOTFOUND;
         existing = pk->as.i;
     } else {
@@ -785,14 +782,14 @@ int columnar_obj_find_primary_key(columnar_txn *txn, columnar_table_id table, co
         cc_tstate *ts;
         if ((rc = cc_table_state(txn, table, &ts))) return rc;
         if (ts->keys_are_primary_keys) {
-            if ((rc = find_keyed_table_object(txn, table, value->as.i, &found))) return rc;
+            if ((rc = find_keyed_table_object(txn, table, ts, value->as.i, &found))) return rc;
             if (!found)
                 return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no object of %s has that %s", schema->name,
                                 schema->columns[schema->primary_key].name);
             *out_key = value->as.i;
             return 0;
         }
-        if ((rc = find_object_keyed_by_primary_key(txn, table, schema, value->as.i, &found))) return rc;
+        if ((rc = find_object_keyed_by_primary_key(txn, table, schema, ts, value->as.i, &found))) return rc;
         if (found) {
             *out_key = value->as.i;
             return 0;

@@ -329,6 +329,16 @@ const cc_table_schema *cc_table_schema_get(columnar_txn *txn, uint32_t table) {
     return (schema->flags & CF_TABLE_FLAG_REMOVED) ? NULL : schema;
 }
 
+int64_t cc_table_meta_keyed_by(const cc_node *meta) {
+    return meta->count > CF_TABLE_META_KEYED_BY ? cc_node_int_at(meta, CF_TABLE_META_KEYED_BY) : 0;
+}
+
+bool cc_keyed_by_names_int_primary_key(const cc_table_schema *schema, int64_t keyed_by) {
+    uint32_t pk = schema->primary_key;
+    return keyed_by > 0 && pk < schema->column_count && (uint64_t)keyed_by - 1 == pk &&
+           schema->columns[pk].type == COLUMNAR_TYPE_INT;
+}
+
 int cc_table_state(columnar_txn *txn, uint32_t table, cc_tstate **out) {
     const cc_table_schema *schema = cc_table_schema_get(txn, table);
     if (!schema) return cc_error(COLUMNAR_ENOTFOUND, 0, "", "no table with id %u", table);
@@ -358,13 +368,11 @@ int cc_table_state(columnar_txn *txn, uint32_t table, cc_tstate **out) {
             if (count < 0 || next_key < 0)
                 return CC_CORRUPT(meta.ref, "table %s has object count %lld and next key %lld", schema->name,
                                   (long long)count, (long long)next_key);
-            int64_t keyed_by = meta.count > CF_TABLE_META_KEYED_BY ? cc_node_int_at(&meta, CF_TABLE_META_KEYED_BY) : 0;
+            int64_t keyed_by = cc_table_meta_keyed_by(&meta);
             if (keyed_by < 0 || keyed_by > (int64_t)schema->column_count)
                 return CC_CORRUPT(meta.ref, "table %s's meta names column %lld as its objects' keys, but the table has "
                                   "%u columns", schema->name, (long long)keyed_by - 1, schema->column_count);
-            /* Only the primary key as it is now, and only an int one, counts: anything else is a stale mark. */
-            ts->keys_are_primary_keys = keyed_by != 0 && (uint32_t)(keyed_by - 1) == schema->primary_key &&
-                                        schema->columns[schema->primary_key].type == COLUMNAR_TYPE_INT;
+            ts->keys_are_primary_keys = cc_keyed_by_names_int_primary_key(schema, keyed_by);
             ts->object_count = (uint64_t)count;
             ts->next_key = (uint64_t)next_key;
             ts->root.ref = cc_node_ref_at(&node, CF_TABLE_ROOT);

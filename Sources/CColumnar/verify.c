@@ -1118,18 +1118,14 @@ static void verify_table(verifier *v, uint32_t table, uint64_t ref, uint64_t par
                 object_count = -1;
                 next_key = INT64_MAX;
             }
-            int64_t keyed_by = meta.count > CF_TABLE_META_KEYED_BY ? cc_node_int_at(&meta, CF_TABLE_META_KEYED_BY) : 0;
-            if (keyed_by != 0) {
-                /* Writers set it only to the int primary key, and clear it when the primary key changes. */
-                uint32_t pk = schema->primary_key;
-                if (keyed_by < 0 || (uint64_t)keyed_by - 1 != pk || pk >= schema->column_count ||
-                    schema->columns[pk].type != COLUMNAR_TYPE_INT)
-                    report(v, meta.ref, "table meta at %llu names column %lld as holding every object's key, but the "
-                           "table's int primary key is %s", (unsigned long long)meta.ref, (long long)keyed_by - 1,
-                           pk == CF_NO_COLUMN ? "absent" : "another column");
-                else
-                    keyed_column = pk;
-            }
+            int64_t keyed_by = cc_table_meta_keyed_by(&meta);
+            /* Writers set it only to the int primary key, and clear it when the primary key changes. */
+            if (cc_keyed_by_names_int_primary_key(schema, keyed_by))
+                keyed_column = schema->primary_key;
+            else if (keyed_by != 0)
+                report(v, meta.ref, "table meta at %llu names column %lld as holding every object's key, but the "
+                       "table's int primary key is %s", (unsigned long long)meta.ref, (long long)keyed_by - 1,
+                       schema->primary_key == CF_NO_COLUMN ? "absent" : "another column");
         } else if (meta.encoding == COLUMNAR_ENCODING_PACKED_INT) {
             report(v, meta.ref, "table meta at %llu has %u elements where %u were expected",
                    (unsigned long long)meta.ref, meta.count, CF_TABLE_META_COUNT);
