@@ -60,6 +60,20 @@ actor DogStore {
         }
     }
 
+    /// Starts observing, then, before this actor does anything else, lets another thread commit a dog: a write
+    /// committed after `observe(on:)` returns, which the observation must report as a change.
+    func startObservingThenLetAnotherThreadWrite(_ configuration: Realm.Configuration) async {
+        await startObserving()
+        let committed = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            let other = try? Realm(configuration: configuration)
+            try? other?.write { other?.create(NoteDog.self, value: ["name": "b"]) }
+            committed.signal()
+        }
+        writer.start()
+        committed.wait()
+    }
+
     func stopObserving() { token?.invalidate() }
 
     private(set) var listUpdates: [[Int]] = []
@@ -162,6 +176,19 @@ final class ActorRealmTests: RealmTestCase {
             updates = await store.updates
         }
         XCTAssertEqual(updates, [[0]])
+        await store.stopObserving()
+    }
+
+    func testAWriteCommittedRightAfterObserveReturnsIsReportedAsAChange() async throws {
+        let store = DogStore()
+        try await store.open(configuration)
+        await store.startObservingThenLetAnotherThreadWrite(configuration)
+        var updates: [[Int]] = []
+        for _ in 0 ..< 200 where updates.isEmpty {
+            try await Task.sleep(nanoseconds: 20_000_000)
+            updates = await store.updates
+        }
+        XCTAssertEqual(updates, [[0]], "the write was taken into the observation's initial state")
         await store.stopObserving()
     }
 

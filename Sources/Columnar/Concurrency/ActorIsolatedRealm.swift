@@ -123,8 +123,9 @@ extension Results {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Results<Element>>) -> Void)
         async -> NotificationToken {
-        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0 },
-                                    block: onActor(actor, block))
+        let token = CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0 },
+                                                block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -135,8 +136,9 @@ extension List {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<List<Element>>) -> Void)
         async -> NotificationToken {
-        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
-                                    block: onActor(actor, block))
+        let token = CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                                block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -146,8 +148,9 @@ extension MutableSet {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<MutableSet<Element>>) -> Void)
         async -> NotificationToken {
-        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
-                                    block: onActor(actor, block))
+        let token = CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                                block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -158,8 +161,9 @@ extension LinkingObjects {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<LinkingObjects<Element>>) -> Void)
         async -> NotificationToken {
-        CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
-                                    block: onActor(actor, block))
+        let token = CollectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths, elements: { $0._elementResults("observe") },
+                                                block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -170,7 +174,8 @@ extension ObjectBase {
                                                  _isolation: isolated (any Actor)? = #isolation,
                                                  _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void)
         async -> NotificationToken {
-        ObjectObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
+        let token = ObjectObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -181,7 +186,8 @@ extension Map {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmMapChange<Map<Key, Value>>) -> Void)
         async -> NotificationToken {
-        MapObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
+        let token = MapObservation.start(self, in: .actor(actor), keyPaths: keyPaths, block: onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -192,7 +198,8 @@ extension AnyRealmCollection {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<AnyRealmCollection<Element>>) -> Void)
         async -> NotificationToken {
-        observe(keyPaths: keyPaths, in: ConfinementContext.actor(actor), onActor(actor, block))
+        let token = observe(keyPaths: keyPaths, in: ConfinementContext.actor(actor), onActor(actor, block))
+        return await registered(token)
     }
 }
 
@@ -204,10 +211,11 @@ extension SectionedResults {
                                   _ block: @Sendable @escaping (isolated A, SectionedResultsChange<SectionedResults<Key, SectionElement>>) -> Void)
         async -> NotificationToken {
         let sectionedBlock = onActor(actor, block)
-        return SectionedObservation.start(self, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
+        let token = SectionedObservation.start(self, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
             SectionedRegistration(sectioned: sectioned, observed: sectioned, onlySection: nil, keyPaths: keyPaths,
                                   sectionedBlock: sectionedBlock, sectionBlock: nil)
         }
+        return await registered(token)
     }
 }
 
@@ -219,10 +227,11 @@ extension ResultsSection {
         async -> NotificationToken {
         let key = self.key
         let sectionBlock = onActor(actor, block)
-        return SectionedObservation.start(parent, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
+        let token = SectionedObservation.start(parent, keyPaths: keyPaths, in: .actor(actor)) { sectioned in
             SectionedRegistration(sectioned: sectioned, observed: ResultsSection(parent: sectioned, key: key),
                                   onlySection: key, keyPaths: keyPaths, sectionedBlock: nil, sectionBlock: sectionBlock)
         }
+        return await registered(token)
     }
 }
 
@@ -316,4 +325,10 @@ extension ObjectBase {
         async -> NotificationToken {
         await observe(keyPaths: CollectionObservation.names(keyPaths), on: actor, _isolation: _isolation, block)
     }
+}
+
+/// `token` once its observation is registered on the actor (NotificationToken.registered()).
+func registered(_ token: NotificationToken) async -> NotificationToken {
+    await token.registered()
+    return token
 }

@@ -26,11 +26,14 @@ enum ConfinementContext {
         }
     }
 
-    /// Runs `body` in the context, later.
-    func perform(_ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` in the context, later; on an actor, returns the task that runs it.
+    @discardableResult
+    func perform(_ body: @escaping @Sendable () -> Void) -> Task<Void, Never>? {
         switch self {
-        case .queue(let queue): queue.async(execute: body)
-        case .actor(let actor): Task { await runIsolated(to: actor, body) }
+        case .queue(let queue):
+            queue.async(execute: body)
+            return nil
+        case .actor(let actor): return Task { await runIsolated(to: actor, body) }
         }
     }
 }
@@ -45,7 +48,7 @@ enum ConfinedObservation {
         let makeHandOver = QueueHandOver(value: make)
         let configurationHandOver = QueueHandOver(value: configuration)
         let contextHandOver = QueueHandOver(value: context)
-        context.perform {
+        let registering = context.perform {
             let core: RealmCore
             do { core = try contextHandOver.value.core(for: configurationHandOver.value) } catch {
                 fatalError("Columnar: cannot open the Realm where the notifications are delivered: \(error)")
@@ -55,6 +58,7 @@ enum ConfinedObservation {
             guard !registration.isInvalidated else { return }
             core.register(registration)
         }
+        if let registering { token.noteRegistering(registering) }
         return token
     }
 }

@@ -13,6 +13,8 @@ open class NotificationToken: @unchecked Sendable {
     private let lock = NSLock()
     private var registration: NotificationRegistration?
     private var isInvalidated = false
+    /// For an observation delivered on an actor: the task that registers it there (ConfinedObservation).
+    private var registering: Task<Void, Never>?
 
     public init() {}
 
@@ -31,6 +33,17 @@ open class NotificationToken: @unchecked Sendable {
     }
 
     var currentRegistration: NotificationRegistration? { lock.withLock { registration } }
+
+    /// Notes the task that registers the observation on an actor.
+    func noteRegistering(_ task: Task<Void, Never>) { lock.withLock { registering = task } }
+
+    /// Returns once an observation made on an actor is registered there. The `observe(on: actor)` forms await it
+    /// before they return, so a write committed after they return is always reported as a change (registered
+    /// later, the observation would take that write into its initial state).
+    func registered() async {
+        let task = lock.withLock { registering }
+        await task?.value
+    }
 
     /// Stops the notifications. Callbacks already running finish; none starts afterwards on the observing thread
     /// or queue.

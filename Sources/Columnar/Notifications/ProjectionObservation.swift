@@ -33,10 +33,11 @@ extension ProjectionObservable {
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, ObjectChange<Self>) -> Void)
         async -> NotificationToken {
-        ProjectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths) { change in
+        let token = ProjectionObservation.start(self, in: .actor(actor), keyPaths: keyPaths) { change in
             nonisolated(unsafe) let change = change
             actor.assumeIsolated { isolatedActor in block(isolatedActor, change) }
         }
+        return await registered(token)
     }
 
     /// The actor form of `observe(keyPaths:on:_:)` with key paths of the projection.
