@@ -10,9 +10,14 @@ import Foundation
 struct ObjectLocation {
     let core: RealmCore
     let binding: ClassBinding
-    let key: columnar_key
+    var key: columnar_key
     /// The core's generation when the object was bound; `invalidate()` makes older objects invalid.
-    let generation: UInt64
+    var generation: UInt64
+
+    mutating func repoint(key: columnar_key, generation: UInt64) {
+        self.key = key
+        self.generation = generation
+    }
 }
 
 /// `ObjectLocation`'s parts without reference counting, for the managed-read fast path (Persisted's getter).
@@ -41,6 +46,13 @@ open class ObjectBase: CustomStringConvertible {
     private(set) var _unmanagedLocation: UnmanagedLocation?
     /// The object's `@Persisted` cells in schema order, when claimed at construction (nil: found with Mirror).
     var _cells: [PersistedCellBase]?
+
+    /// Points this accessor object at the row `key` of the same table in the same Realm, as if it had just been
+    /// made for that row (`ResultsIteration` reuses the object it handed out last once nothing else can reach it;
+    /// AccessorReuse.swift). The core and binding stay: no reference count changes.
+    final func _repoint(key: columnar_key, generation: UInt64) {
+        _location!.repoint(key: key, generation: generation)   // one change: `didSet` updates the unmanaged copy
+    }
 
     public required init() {
         // The subclass's property wrappers were initialised just before this runs: their cells are on top of the

@@ -25,11 +25,17 @@ final class ClassInfo: @unchecked Sendable {
     /// wrapper in the order construction initialises them (subclass properties before superclass ones). A buffer
     /// the info owns, so that constructions reach it without reference counting (CellFreeConstruction).
     let cellFreeOrder: UnsafeBufferPointer<Int32>?
+    /// Whether a loop over results may re-point an accessor object it handed out to another row once nothing else
+    /// references it (AccessorReuse.swift): the accessor objects are cell-free and every stored property the
+    /// class's own code declares is `@Persisted`, so a fresh accessor object holds nothing but its location.
+    let accessorsAreReusable: Bool
     private let lock = NSLock()
     private var indexByKeyPath: [AnyKeyPath: Int] = [:]
 
-    init(schema: ObjectSchema, cellsAreClaimable: Bool, prototypeCells: [PersistedCellBase], cellFreeOrder: [Int32]?) {
+    init(schema: ObjectSchema, cellsAreClaimable: Bool, prototypeCells: [PersistedCellBase], cellFreeOrder: [Int32]?,
+         storesOnlyPersistedProperties: Bool) {
         self.schema = schema
+        accessorsAreReusable = cellFreeOrder != nil && storesOnlyPersistedProperties
         self.cellsAreClaimable = cellsAreClaimable
         self.prototypeCells = prototypeCells
         self.cellFreeOrder = cellFreeOrder.map { order in
@@ -87,7 +93,8 @@ enum SchemaDiscovery {
         state.pendingCells.removeLast(state.pendingCells.count - pendingBefore)
         let info = ClassInfo(schema: schema,
                              cellsAreClaimable: superclass == Object.self || superclass == EmbeddedObject.self,
-                             prototypeCells: prototypeCells, cellFreeOrder: cellFreeOrder)
+                             prototypeCells: prototypeCells, cellFreeOrder: cellFreeOrder,
+                             storesOnlyPersistedProperties: storesOnlyPersistedProperties(prototype))
         lock.lock()
         defer { lock.unlock() }
         if let raced = infos[id] { return raced }
@@ -130,6 +137,19 @@ enum SchemaDiscovery {
         CellFreeConstruction.reset()
         state.cellFreeObjectWasAccessed = false
         return usable ? order : nil
+    }
+
+    /// Whether every stored property declared below the library's own base classes is a `@Persisted` wrapper.
+    private static func storesOnlyPersistedProperties(_ prototype: ObjectBase) -> Bool {
+        let libraryClasses: [ObjectIdentifier] = [ObjectIdentifier(ObjectBase.self), ObjectIdentifier(Object.self),
+                                                  ObjectIdentifier(EmbeddedObject.self)]
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            if let type = current.subjectType as? AnyClass, libraryClasses.contains(ObjectIdentifier(type)) { break }
+            guard current.children.allSatisfy({ $0.value is PersistedProperty }) else { return false }
+            mirror = current.superclassMirror
+        }
+        return true
     }
 
     /// The persisted-property cells of an object, in schema order.

@@ -1,0 +1,97 @@
+// AccessorReuse: when a loop over Results may hand out the accessor object it made for the previous element again,
+// pointed at the next row, instead of making a new one.
+//
+// `for item in realm.objects(Item.self) { sum += item.value }` makes one accessor object per row and frees it at
+// the end of the loop's body; making and freeing it (an allocation, the class's initializer, a retain and a release
+// of the Realm core, which take the runtime's slow path) is most of such a loop. When the object handed out last is
+// referenced by nothing but the iterator, no code can tell a reused object from a new one of the same class bound to
+// the next row, so the iterator re-points it (ObjectBase._repoint).
+//
+// "Referenced by nothing but the iterator" is asked of the Swift runtime, which exports the three counts of an
+// object (`swift_retainCount`, `swift_unownedRetainCount`, `swift_weakRetainCount`): strong references, unowned
+// references (plus one on behalf of the strong ones) and weak references (plus one). The object is reused only when
+// all three equal those of an object held by one strong reference and nothing else. A weak or unowned reference
+// must never see its object change rows, and a strong one keeps it. Those expected counts are measured once per
+// process on an object of this file's own, which also checks that each kind of reference moves its count; if the
+// runtime answers otherwise, nothing is reused.
+//
+// A class qualifies when its accessor objects are made without cells and every stored property of its own
+// classes is `@Persisted` (ClassInfo.accessorsAreReusable): then a fresh accessor object of a row holds nothing but
+// its location, and re-pointing the location makes the same object. How many times a model class's `init()` and
+// `deinit` run while a loop goes through its objects is not part of the contract (RealmSwift makes accessor
+// objects without calling `init()`).
+
+import CColumnar
+
+@_silgen_name("swift_retainCount")
+private func runtimeStrongCount(_ object: UnsafeMutableRawPointer) -> Int
+
+@_silgen_name("swift_unownedRetainCount")
+private func runtimeUnownedCount(_ object: UnsafeMutableRawPointer) -> Int
+
+@_silgen_name("swift_weakRetainCount")
+private func runtimeWeakCount(_ object: UnsafeMutableRawPointer) -> Int
+
+enum AccessorReuse {
+    /// An object's three counts as the runtime reports them.
+    private struct Counts: Equatable {
+        var strong: Int
+        var unowned: Int
+        var weak: Int
+
+        @inline(__always)
+        init(_ object: UnsafeMutableRawPointer) {
+            strong = runtimeStrongCount(object)
+            unowned = runtimeUnownedCount(object)
+            weak = runtimeWeakCount(object)
+        }
+    }
+
+    /// The counts of an object held by one strong reference and nothing else, as measured on an object of this
+    /// file's own; nil (nothing is reused) when a second strong reference, an unowned one or a weak one did not
+    /// each change its own count.
+    private static let onlyReferenceCounts: Counts? = measureOnlyReferenceCounts()
+
+    /// Whether the runtime reports the counts as this file reads them (checked once per process).
+    static var isAvailable: Bool { onlyReferenceCounts != nil }
+
+    /// Whether `object` is referenced by nothing but the caller's one strong reference (which must not be a
+    /// reference the compiler manages: the caller holds it as `Unmanaged`).
+    @inline(__always)
+    static func isReferencedOnlyByCaller(_ object: Unmanaged<ObjectBase>) -> Bool {
+        guard let expected = onlyReferenceCounts else { return false }
+        return Counts(object.toOpaque()) == expected
+    }
+
+    private final class Probe {}
+
+    private final class UnownedHolder {
+        unowned let object: Probe
+        init(_ object: Probe) { self.object = object }
+    }
+
+    private final class WeakHolder {
+        weak var object: Probe?
+        init(_ object: Probe) { self.object = object }
+    }
+
+    private static func measureOnlyReferenceCounts() -> Counts? {
+        let probe = Unmanaged.passRetained(Probe())
+        defer { probe.release() }
+        let alone = Counts(probe.toOpaque())
+
+        let second = probe.retain()
+        let withSecondStrong = Counts(probe.toOpaque())
+        second.release()
+        guard withSecondStrong.strong != alone.strong, Counts(probe.toOpaque()) == alone else { return nil }
+
+        let unownedHolder = UnownedHolder(probe.takeUnretainedValue())
+        let withUnowned = withExtendedLifetime(unownedHolder) { Counts(probe.toOpaque()) }
+        guard withUnowned.unowned != alone.unowned else { return nil }
+
+        let weakHolder = WeakHolder(probe.takeUnretainedValue())
+        let withWeak = withExtendedLifetime(weakHolder) { Counts(probe.toOpaque()) }
+        guard withWeak.weak != alone.weak else { return nil }
+        return alone
+    }
+}
