@@ -15,6 +15,8 @@ final class ReusedAccessorItem: Object {
     @Persisted var score = 0.0
     @Persisted var tags: List<String>
     @Persisted var partner: ReusedAccessorItem?
+    @Persisted var friends: List<ReusedAccessorItem>
+    @Persisted var circle: MutableSet<ReusedAccessorItem>
 
     /// How many objects of the class were freed: counts the accessor objects a loop made.
     nonisolated(unsafe) static var freed = 0
@@ -195,6 +197,63 @@ final class AccessorReuseTests: RealmTestCase {
             visited.append(item.id)
         }
         XCTAssertEqual(visited, (0..<Self.count).filter { $0 % 4 != 1 })
+    }
+
+    func testLoopsOverListsAndSetsOfObjectsReuseTheirObjectsTheSameWay() throws {
+        let realm = try filled()
+        let hub = try realm.write {
+            let hub = realm.create(ReusedAccessorItem.self, value: ["id": Self.count, "name": "hub"])
+            // Every object, last first, then the first hundred again (a list may hold an object twice).
+            let all = realm.objects(ReusedAccessorItem.self).filter("id < %@", Self.count)
+            for id in (0..<Self.count).reversed() { hub.friends.append(all.filter("id == %@", id).first!) }
+            for id in 0..<100 { hub.friends.append(all.filter("id == %@", id).first!) }
+            for id in stride(from: 0, to: Self.count, by: 7) { hub.circle.insert(all.filter("id == %@", id).first!) }
+            return hub
+        }
+        let expectedFriends = Array((0..<Self.count).reversed()) + Array(0..<100)
+        let partners = { (ids: [Int]) in ids.filter { self.expectedRow($0).partner != nil }.count }
+
+        var freedBefore = ReusedAccessorItem.freed
+        var visited: [Int] = []
+        for friend in hub.friends {
+            XCTAssertEqual(row(of: friend), expectedRow(friend.id))
+            visited.append(friend.id)
+        }
+        XCTAssertEqual(visited, expectedFriends)
+        XCTAssertLessThanOrEqual(ReusedAccessorItem.freed - freedBefore, partners(expectedFriends) + 1)
+
+        freedBefore = ReusedAccessorItem.freed
+        var inCircle: [Int] = []
+        for member in hub.circle {
+            XCTAssertEqual(row(of: member), expectedRow(member.id))
+            inCircle.append(member.id)
+        }
+        XCTAssertEqual(inCircle.sorted(), Array(stride(from: 0, to: Self.count, by: 7)))
+        XCTAssertLessThanOrEqual(ReusedAccessorItem.freed - freedBefore, partners(inCircle) + 1)
+
+        // Kept elements keep their rows; a weakly referenced one never shows another row.
+        let kept = Array(hub.friends)
+        XCTAssertEqual(kept.map(\.id), expectedFriends)
+        XCTAssertEqual(Set(kept.map(ObjectIdentifier.init)).count, kept.count)
+        var holder: WeakHolder?
+        var heldID = -1
+        for friend in hub.circle {
+            if let earlier = holder?.item { XCTAssertEqual(earlier.id, heldID) }
+            holder = WeakHolder(friend)
+            heldID = friend.id
+        }
+    }
+
+    func testALoopGoesOnAfterTheRealmIsInvalidatedInsideIt() throws {
+        let realm = try filled()
+        var visited: [Int] = []
+        for item in realm.objects(ReusedAccessorItem.self) {
+            XCTAssertFalse(item.isInvalidated)
+            XCTAssertEqual(row(of: item), expectedRow(item.id))
+            visited.append(item.id)
+            if item.id == 10 || item.id == 400 { realm.invalidate() }
+        }
+        XCTAssertEqual(visited, Array(0..<Self.count))
     }
 
     func testIteratorsCopiedMidwayHandOutTheirOwnObjects() throws {

@@ -77,18 +77,23 @@ final class CollectionSnapshot<Element>: IterationState {
     private let core: RealmCore?
     private let changeState: UInt64
     private var position = 0
+    /// Makes the objects of a managed collection of objects, handing out the last one again when nothing else
+    /// references it (AccessorReuse.swift).
+    @exclusivity(unchecked) private var accessors: LoopAccessor
 
     /// Values, or the objects of an unmanaged collection: nothing to check as the loop goes.
     init(elements: [Element]) {
         self.members = .elements(elements)
         self.core = nil
         self.changeState = 0
+        accessors = LoopAccessor(binding: nil)
     }
 
     init(keys: [columnar_key], binding: ClassBinding, core: RealmCore) {
         self.members = .objects(keys: keys, binding: binding)
         self.core = core
         self.changeState = core.changeCounter
+        accessors = LoopAccessor(binding: binding)
     }
 
     private init(copying other: CollectionSnapshot) {
@@ -96,6 +101,11 @@ final class CollectionSnapshot<Element>: IterationState {
         core = other.core
         changeState = other.changeState
         position = other.position
+        if case .objects(_, let binding) = other.members {
+            accessors = LoopAccessor(binding: binding)
+        } else {
+            accessors = LoopAccessor(binding: nil)
+        }
     }
 
     /// A state of its own for an iterator copied from another (RLMIterator.next).
@@ -120,7 +130,7 @@ final class CollectionSnapshot<Element>: IterationState {
                     if !exists { continue }
                 }
                 // `Element` is the binding's class (the collection's element type).
-                return core.materialize(binding.schema.objectClass, binding: binding, key: key) as? Element
+                return accessors.object(key: key, binding: binding, core: core) as? Element
             }
             return nil
         }

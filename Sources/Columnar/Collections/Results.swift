@@ -265,12 +265,9 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
     @exclusivity(unchecked) private var position = 0
     /// The results' `exactClassBinding`, looked at once for the whole loop.
     private let exactBinding: ClassBinding?
-    /// Whether the loop may hand out its last accessor object again, re-pointed at the next row, once nothing else
-    /// references it (AccessorReuse.swift).
-    private let reusesObjects: Bool
-    /// The accessor object handed out last when `reusesObjects`, retained by hand: a reference the compiler
-    /// manages could be copied, and the runtime's counts would no longer say whether anything else holds it.
-    @exclusivity(unchecked) private var lastObject: Unmanaged<ObjectBase>?
+    /// Makes the objects of `exactBinding`, handing out the last one again when nothing else references it
+    /// (AccessorReuse.swift).
+    @exclusivity(unchecked) private var accessors: LoopAccessor
 
     init(_ results: Results<Element>) {
         self.results = results
@@ -285,10 +282,8 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
             values = results.source.holdsValues ? all.map(results.element(key:)) : nil
         }
         exactBinding = values == nil ? results.exactClassBinding : nil
-        reusesObjects = exactBinding?.info.accessorsAreReusable == true && AccessorReuse.isAvailable
+        accessors = LoopAccessor(binding: exactBinding)
     }
-
-    deinit { lastObject?.release() }
 
     private init(copying other: ResultsIteration) {
         results = other.results
@@ -296,7 +291,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
         values = other.values
         position = other.position
         exactBinding = other.exactBinding
-        reusesObjects = other.reusesObjects
+        accessors = LoopAccessor(binding: other.exactBinding)
     }
 
     /// A state of its own for an iterator copied from another (RLMIterator.next).
@@ -304,16 +299,7 @@ final class ResultsIteration<Element: RealmCollectionValue>: IterationState {
 
     private func element(key: columnar_key) -> Element {
         guard let exactBinding else { return results.element(key: key) }
-        guard reusesObjects else { return results.exactElement(key: key, binding: exactBinding) }
-        if let last = lastObject, AccessorReuse.isReferencedOnlyByCaller(last) {
-            let generation = results.core.generation
-            last._withUnsafeGuaranteedRef { $0._repoint(key: key, generation: generation) }
-            return unsafeBitCast(last.takeUnretainedValue(), to: Element.self)
-        }
-        let object = results.core.materialize(exactBinding.schema.objectClass, binding: exactBinding, key: key)
-        lastObject?.release()
-        lastObject = Unmanaged.passRetained(object)
-        return unsafeBitCast(object, to: Element.self)
+        return unsafeBitCast(accessors.object(key: key, binding: exactBinding, core: results.core), to: Element.self)
     }
 
     func next() -> Element? {

@@ -95,3 +95,34 @@ enum AccessorReuse {
         return alone
     }
 }
+
+/// The accessor object a loop handed out last, which the loop hands out again, re-pointed at the next row, when
+/// nothing else references it. Held by one iterator's state (ResultsIteration, CollectionSnapshot); not copyable,
+/// since it owns a reference it retained by hand (a reference the compiler manages could be copied, and the counts
+/// would no longer say whether anything else holds the object).
+struct LoopAccessor: ~Copyable {
+    /// Whether the loop's class qualifies (`ClassInfo.accessorsAreReusable`) and the runtime's counts can be read.
+    private let reuses: Bool
+    private var last: Unmanaged<ObjectBase>?
+
+    init(binding: ClassBinding?) {
+        reuses = binding?.info.accessorsAreReusable == true && AccessorReuse.isAvailable
+    }
+
+    deinit { last?.release() }
+
+    /// The accessor object of the row `key` of `binding`'s table in `core` (always the same binding and core for
+    /// one loop).
+    mutating func object(key: columnar_key, binding: ClassBinding, core: RealmCore) -> ObjectBase {
+        guard reuses else { return core.materialize(binding.schema.objectClass, binding: binding, key: key) }
+        if let last, AccessorReuse.isReferencedOnlyByCaller(last) {
+            let generation = core.generation
+            last._withUnsafeGuaranteedRef { $0._repoint(key: key, generation: generation) }
+            return last.takeUnretainedValue()
+        }
+        let object = core.materialize(binding.schema.objectClass, binding: binding, key: key)
+        last?.release()
+        last = Unmanaged.passRetained(object)
+        return object
+    }
+}
