@@ -29,7 +29,62 @@ final class AccessorTouchingInit: Object {
     }
 }
 
+/// A class below another model class that keeps its cells: construction makes the subclass's cells before the
+/// superclass's, the reverse of the schema's order, and the object claims them in schema order.
+class AccessorBaseKeepingCells: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name = ""
+}
+
+final class AccessorDerivedKeepingCells: AccessorBaseKeepingCells {
+    @Persisted var score = 0.0
+    @Persisted var count = 0
+    @Persisted var tags: List<String>
+
+    required init() {
+        super.init()
+        count = 3   // an initializer that writes a property: this class keeps its cells
+    }
+}
+
 final class AccessorObjectTests: RealmTestCase {
+    func testASubclassKeepingItsCellsReadsAndWritesEachPropertysOwnColumn() throws {
+        let realm = try openRealm()
+        try realm.write {
+            for id in 0..<30 {
+                let object = AccessorDerivedKeepingCells()
+                object.id = id
+                object.name = "n\(id)"
+                object.score = Double(id) / 2
+                object.count += id
+                object.tags.append("t\(id)")
+                realm.add(object)
+            }
+        }
+        func check(_ object: AccessorDerivedKeepingCells, scoreFactor: Double, line: UInt = #line) {
+            let id = object.id
+            XCTAssertEqual(object.name, "n\(id)", line: line)
+            XCTAssertEqual(object.score, Double(id) / 2 * scoreFactor, line: line)
+            XCTAssertEqual(object.count, 3 + id, line: line)
+            XCTAssertEqual(Array(object.tags), ["t\(id)"], line: line)
+            XCTAssertEqual(object["score"] as? Double, Double(id) / 2 * scoreFactor, line: line)
+        }
+        var seen = 0
+        for object in realm.objects(AccessorDerivedKeepingCells.self) {
+            check(object, scoreFactor: 1)
+            seen += 1
+        }
+        XCTAssertEqual(seen, 30)
+        try realm.write {
+            for object in realm.objects(AccessorDerivedKeepingCells.self) { object.score *= 4 }
+        }
+        for id in [0, 7, 29] {
+            check(realm.object(ofType: AccessorDerivedKeepingCells.self, forPrimaryKey: id)!, scoreFactor: 4)
+        }
+        XCTAssertEqual(realm.objects(AccessorDerivedKeepingCells.self).filter("score >= 28").count, 16)
+    }
+
+
     func testRowsOfEachKindOfClassReadAndWriteTheirValues() throws {
         let realm = try openRealm()
         try realm.write {

@@ -85,6 +85,20 @@ final class QBPerson: Object {
     var summary: String { "\(name) \(age)" }
     /// Not persisted: a plain stored property.
     var scratch = 0
+    /// Not persisted, settable, of a persisted property's type: converts what it reads.
+    var agePlusOne: Int {
+        get { age + 1 }
+        set { age = newValue - 1 }
+    }
+    var shoutedName: String {
+        get { name.uppercased() }
+        set { name = newValue.lowercased() }
+    }
+    /// Not persisted, settable: gives back exactly what it reads.
+    var nameAlias: String {
+        get { name }
+        set { name = newValue }
+    }
 }
 
 class QBBase: Object {
@@ -582,6 +596,16 @@ final class QueryBuilderTests: XCTestCase {
         XCTAssertNil(KeyPathNames.propertyNames(for: \QBPerson.scratch))
         XCTAssertNil(KeyPathNames.propertyNames(for: \QBPerson.isInvalidated))
         XCTAssertNil(KeyPathNames.propertyNames(for: \QBPerson.self))
+    }
+
+    func testSettableComputedPropertiesThatConvertHaveNoNames() {
+        XCTAssertNil(KeyPathNames.propertyNames(for: \QBPerson.agePlusOne))
+        XCTAssertNil(KeyPathNames.propertyNames(for: \QBPerson.shoutedName))
+        // A settable alias reads and writes the property it names, and is taken for it.
+        XCTAssertEqual(KeyPathNames.propertyNames(for: \QBPerson.nameAlias), ["name"])
+        XCTAssertEqual(KeyPathNames.propertyNames(for: \QBPerson.age), ["age"])
+        XCTAssertEqual(KeyPathNames.propertyNames(for: \QBPerson.nickname), ["nickname"])
+        XCTAssertEqual(KeyPathNames.propertyNames(for: \QBPerson.optionalAge), ["optionalAge"])
     }
 
     func testProbingLeavesNoPendingCellsAndIsCached() {

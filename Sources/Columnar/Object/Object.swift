@@ -67,9 +67,17 @@ open class ObjectBase: CustomStringConvertible {
         let info = state.classInfo(for: type(of: self))
         let count = info.schema.properties.count
         guard state.pendingCells.count >= count else { return }
-        let cells = Array(state.pendingCells.suffix(count))
-        state.pendingCells.removeLast(count)   // claimed or not, they are this object's: do not let them pile up
-        if info.cellsAreClaimable { _cells = cells }
+        let made = state.pendingCells.suffix(count)
+        defer { state.pendingCells.removeLast(count) }   // claimed or not, they are this object's: do not pile up
+        guard let order = info.constructionOrder else { return }
+        var cells = Array(made)
+        // In schema order (subclass properties are made before superclass ones); each knows its index.
+        for (position, cell) in made.enumerated() {
+            let index = Int(order[position])
+            cells[index] = cell
+            cell.propertyIndex = index
+        }
+        _cells = cells
     }
 
     /// The name the class is stored under: `_realmObjectName()` when a class overrides it, else the Swift class
@@ -197,11 +205,17 @@ open class ObjectBase: CustomStringConvertible {
     // MARK: Managed access (the Persisted wrapper's subscript lands here)
 
     /// The column of the property whose wrapper holds `cell`, found once per class by key path.
-    func _column(of cell: PersistedCellBase, keyPath: AnyKeyPath) -> columnar_col_id {
+    func _column(of cell: PersistedCellBase) -> columnar_col_id {
         let binding = _location!.binding
         if cell.propertyIndex < 0 {
-            cell.propertyIndex = SchemaDiscovery.info(for: type(of: self)).propertyIndex(keyPath: keyPath, cell: cell,
-                                                                                       in: self)
+            // Cells of objects made with them (RealmCore.materialize) learn their indexes there; this is for any
+            // other: the object's cells in schema order, all numbered at once.
+            let cells = SchemaDiscovery.cells(of: self)
+            for (index, each) in cells.enumerated() { each.propertyIndex = index }
+            guard cell.propertyIndex >= 0 else {
+                fatalError("Columnar: a @Persisted property of \(binding.schema.className) is not among its persisted "
+                           + "properties")
+            }
         }
         return binding.columns[cell.propertyIndex]
     }

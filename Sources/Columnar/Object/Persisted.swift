@@ -311,9 +311,10 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     // The subscript is inlinable so that, specialized in the module that declares the property, reading the wrapper
     // through its storage key path becomes a load of a stored property (unspecialized, it is a run-time key-path
-    // projection costing more than the column read). A cell-free accessor's wrapper is told by its index alone,
-    // and its accesses take no key paths (making one costs a reference count); everything else is behind `_get`
-    // and `_set`.
+    // projection costing more than the column read). A cell-free accessor's wrapper is told by its index alone;
+    // everything else is behind `_get` and `_set`. Nothing here passes either key path on: a key path that is used
+    // is made at every access (`swift_getKeyPath`, then a release), and with both unused the compiled getter is the
+    // load of the wrapper and a call, with no key path, reference count or exclusivity check.
     @inlinable @inline(__always)
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
@@ -330,13 +331,12 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
                 }
                 return _cellFreeGet(index: index, of: object)
             }
-            return _get(object[keyPath: storageKeyPath], of: object, wrappedKeyPath: wrappedKeyPath,
-                        storageKeyPath: storageKeyPath)
+            return _get(object[keyPath: storageKeyPath], of: object)
         }
         set {
             let index = object[keyPath: storageKeyPath].cellFreeIndex
             if index >= 0 { return _cellFreeSet(newValue, index: index, of: object) }
-            _set(newValue, wrapper: object[keyPath: storageKeyPath], of: object, storageKeyPath: storageKeyPath)
+            _set(newValue, wrapper: object[keyPath: storageKeyPath], of: object)
         }
     }
 
@@ -373,26 +373,20 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     /// Every write but a cell-free accessor's.
     @usableFromInline
-    static func _set<EnclosingSelf: ObjectBase>(
-        _ newValue: Value, wrapper: Persisted, of object: EnclosingSelf,
-        storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
-    ) {
+    static func _set(_ newValue: Value, wrapper: Persisted, of object: ObjectBase) {
         guard let cell = wrapper.cell else {
             return _cellFreeSet(newValue, index: wrapper.cellFreeIndex, of: object)
         }
         guard object._location != nil else { return setUnmanaged(newValue, in: cell) }
-        object._managedSet(newValue, column: object._column(of: cell, keyPath: storageKeyPath))
+        object._managedSet(newValue, column: object._column(of: cell))
     }
 
     /// Every read but a cell-free accessor's.
     @usableFromInline
-    static func _get<EnclosingSelf: ObjectBase>(
-        _ wrapper: Persisted, of object: EnclosingSelf, wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
-        storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
-    ) -> Value {
+    static func _get(_ wrapper: Persisted, of object: ObjectBase) -> Value {
         guard let cell = wrapper.cell else { return cellFreeRead(object, index: Int(wrapper.cellFreeIndex)) }
         guard object._location != nil else {
-            if cell.isKeyPathProbe { return KeyPathProbe.read(cell, of: object, wrappedKeyPath: wrappedKeyPath) }
+            if cell.isKeyPathProbe { return KeyPathProbe.read(cell, of: object) }
             if let value = cell.value { return value }
             // Keep the default: a collection read from an unmanaged object must be the one later appends reach.
             let value = Value._rlmDefaultValue()
@@ -400,7 +394,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             return value
         }
         if cell.originProperty != nil { return cell.readManaged(from: object, column: COLUMNAR_NO_COLUMN) as! Value }
-        return object._managedRead(Value.self, column: object._column(of: cell, keyPath: storageKeyPath))
+        return object._managedRead(Value.self, column: object._column(of: cell))
     }
 
     /// A read of a cell-free accessor object's property.

@@ -92,8 +92,10 @@ final class KeyPathProbe {
     struct Access {
         let object: ObjectBase
         let cell: PersistedCellBase
-        /// The wrapper's key path from its declaring class (`\Person.name`).
-        let wrappedKeyPath: AnyKeyPath
+        /// The property's declared type.
+        let valueType: Any.Type
+        /// The value the read answered with.
+        let answer: Any
         /// The probe the read answered with, which a longer key path reads next (a link's object, a list's
         /// element); nil when the value has no properties to read.
         let next: ObjectBase?
@@ -105,7 +107,9 @@ final class KeyPathProbe {
     static func names(for keyPath: AnyKeyPath, rootType: ObjectBase.Type) -> [String]? {
         guard let root = makeProbe(rootType) else { return nil }
         // A key path whose root is not this class (a caller's mistake) reads nothing: `root[keyPath:]` is nil.
-        return recording { _ = root[keyPath: keyPath] }.names(from: root, keyPath: keyPath, exact: true)
+        var result: Any?
+        let recorded = recording { result = root[keyPath: keyPath] }
+        return recorded.names(from: root, keyPath: keyPath, exact: true, result: result)
     }
 
     /// The persisted properties `keyPath` reads from a probe of `rootType` before it goes on to something else
@@ -135,7 +139,7 @@ final class KeyPathProbe {
     /// The names of a chain of reads that starts at `root` and goes on from each read's answer. `exact`: the key
     /// path must be that chain and nothing more; otherwise the chain as far as it goes (a computed property that
     /// reads several properties depends on the first, as RealmSwift's projections take it).
-    private func names(from root: ObjectBase, keyPath: AnyKeyPath, exact: Bool) -> [String]? {
+    private func names(from root: ObjectBase, keyPath: AnyKeyPath, exact: Bool, result: Any? = nil) -> [String]? {
         guard !accesses.isEmpty else { return nil }
         var names: [String] = []
         var expected: ObjectBase? = root
@@ -150,18 +154,37 @@ final class KeyPathProbe {
             names.append(SchemaDiscovery.info(for: type(of: access.object)).schema.properties[index].name)
             expected = access.next
         }
-        // One read is one property only if it is the key path itself, not a computed property that reads one
-        // persisted property. The wrapper's key path has its declaring class as root, so this can be checked when
-        // that is the key path's root; for inherited properties the value types must at least agree.
+        // One read is one property only if it is the property itself, not a computed property that reads one
+        // persisted property. The wrapper's subscript does not receive the property's key path to compare (a key
+        // path it used would be made at every access of every property), so a computed property is told by what
+        // it is not: of the property's declared type, settable (a persisted property's key path is reference-
+        // writable; a get-only computed property's is not), and giving back exactly what the probe answered (the
+        // answer is a value a conversion is unlikely to keep, Persisted+ProbeAnswer below).
         if exact && accesses.count == 1 {
             let access = accesses[0]
-            if type(of: access.wrappedKeyPath).rootType == type(of: keyPath).rootType {
-                guard access.wrappedKeyPath == keyPath else { return nil }
-            } else if type(of: access.wrappedKeyPath).valueType != type(of: keyPath).valueType {
-                return nil
-            }
+            guard type(of: keyPath).valueType == access.valueType, Self.isReferenceWritable(keyPath),
+                  Self.isSameAnswer(result, access.answer) else { return nil }
         }
         return names
+    }
+
+    private static func isReferenceWritable(_ keyPath: AnyKeyPath) -> Bool {
+        func withRoot<Root>(_: Root.Type) -> Bool {
+            func withValue<Value>(_: Value.Type) -> Bool { keyPath is ReferenceWritableKeyPath<Root, Value> }
+            return _openExistential(type(of: keyPath).valueType, do: withValue)
+        }
+        return _openExistential(type(of: keyPath).rootType, do: withRoot)
+    }
+
+    /// Whether a key path's result is the probe's answer: equal values, or the same object. Values that can be
+    /// compared neither way are taken as the same.
+    private static func isSameAnswer(_ result: Any?, _ answer: Any) -> Bool {
+        guard let result else { return false }
+        if let result = result as? AnyHashable, let answer = answer as? AnyHashable { return result == answer }
+        if type(of: result) is AnyClass, type(of: answer) is AnyClass {
+            return (result as AnyObject) === (answer as AnyObject)
+        }
+        return true
     }
 
     /// An unmanaged instance of `type` whose cells answer reads as probes.
@@ -175,9 +198,8 @@ final class KeyPathProbe {
 
     /// The wrapper's read of a probe cell (called from `Persisted`'s static subscript): records the read and
     /// answers with a value the key path can go on from, leaving the cell as it is.
-    static func read<Value: _Persistable>(_ cell: PersistedCell<Value>, of object: ObjectBase,
-                                          wrappedKeyPath: AnyKeyPath) -> Value {
-        var value = cell.value ?? Value._rlmDefaultValue()
+    static func read<Value: _Persistable>(_ cell: PersistedCell<Value>, of object: ObjectBase) -> Value {
+        var value = (Value.self as? ProbeAnswer.Type)?.probeAnswer as? Value ?? cell.value ?? Value._rlmDefaultValue()
         var next: ObjectBase?
         let storage = Value._storage
         if storage.type == COLUMNAR_TYPE_LINK, storage.collection == COLUMNAR_COLLECTION_NONE,
@@ -189,9 +211,29 @@ final class KeyPathProbe {
             next = container.insertKeyPathProbeElement()
         }
         ThreadLocalState.current.keyPathProbe?.accesses.append(
-            Access(object: object, cell: cell, wrappedKeyPath: wrappedKeyPath, next: next))
+            Access(object: object, cell: cell, valueType: Value.self, answer: value, next: next))
         return value
     }
+}
+
+/// Values a probe answers with for scalar properties instead of the declared default: small (a computed property
+/// may use one as a count) but unlikely to come back unchanged from a conversion (`x * 2`, `x + 1`, `uppercased()`,
+/// trimming), so that an exact key path can tell a persisted property from a settable computed one.
+protocol ProbeAnswer {
+    static var probeAnswer: Any { get }
+}
+
+extension Int: ProbeAnswer { static var probeAnswer: Any { 7 as Int } }
+extension Int8: ProbeAnswer { static var probeAnswer: Any { 7 as Int8 } }
+extension Int16: ProbeAnswer { static var probeAnswer: Any { 7 as Int16 } }
+extension Int32: ProbeAnswer { static var probeAnswer: Any { 7 as Int32 } }
+extension Int64: ProbeAnswer { static var probeAnswer: Any { 7 as Int64 } }
+extension Double: ProbeAnswer { static var probeAnswer: Any { 7.25 as Double } }
+extension Float: ProbeAnswer { static var probeAnswer: Any { 7.25 as Float } }
+extension String: ProbeAnswer { static var probeAnswer: Any { " Pq " } }
+extension Date: ProbeAnswer { static var probeAnswer: Any { Date(timeIntervalSince1970: 7.25) } }
+extension Optional: ProbeAnswer where Wrapped: ProbeAnswer {
+    static var probeAnswer: Any { Wrapped.probeAnswer as? Wrapped as Any }
 }
 
 /// Collections a probe's read answers with one element in, so that key paths through an element go on.

@@ -126,7 +126,7 @@ extension RealmCore {
         }
         let schema = ObjectSchema(className: className, properties: properties, objectClass: DynamicObject.self,
                                   isEmbedded: isEmbedded)
-        let info = ClassInfo(schema: schema, cellsAreClaimable: false, prototypeCells: [], cellFreeOrder: nil,
+        let info = ClassInfo(schema: schema, constructionOrder: nil, prototypeCells: [], cellFreeOrder: nil,
                              storesOnlyPersistedProperties: false)
         return ClassBinding(info: info, table: table, columns: columns, dynamicLinkTargets: targets,
                             dynamicModelClass: modelBinding?.table == table ? modelBinding?.schema.objectClass : nil)

@@ -14,10 +14,11 @@ import Foundation
 /// What Columnar knows of one model class, independent of any file.
 final class ClassInfo: @unchecked Sendable {
     let schema: ObjectSchema
-    /// Whether an object's cells can be claimed at construction: the class derives directly from Object or
-    /// EmbeddedObject, so construction creates its cells in schema order. (With deeper hierarchies subclass
-    /// properties are initialised before superclass ones, the reverse of the schema's order.)
-    let cellsAreClaimable: Bool
+    /// When an object's cells can be claimed at construction: the schema index of the cell construction makes at
+    /// each position (the identity for a class that derives directly from Object or EmbeddedObject; with deeper
+    /// hierarchies subclass properties are initialised before superclass ones). nil when construction makes other
+    /// cells too (an initializer that makes objects); then the cells are found with `Mirror`.
+    let constructionOrder: [Int32]?
     /// The cells of the prototype discovery made, in schema order: they give each property's value type and
     /// declared attributes to type-erased paths (`readAny`, `object[key] = value`) for objects without cells.
     let prototypeCells: [PersistedCellBase]
@@ -29,14 +30,12 @@ final class ClassInfo: @unchecked Sendable {
     /// references it (AccessorReuse.swift): the accessor objects are cell-free and every stored property the
     /// class's own code declares is `@Persisted`, so a fresh accessor object holds nothing but its location.
     let accessorsAreReusable: Bool
-    private let lock = NSLock()
-    private var indexByKeyPath: [AnyKeyPath: Int] = [:]
 
-    init(schema: ObjectSchema, cellsAreClaimable: Bool, prototypeCells: [PersistedCellBase], cellFreeOrder: [Int32]?,
-         storesOnlyPersistedProperties: Bool) {
+    init(schema: ObjectSchema, constructionOrder: [Int32]?, prototypeCells: [PersistedCellBase],
+         cellFreeOrder: [Int32]?, storesOnlyPersistedProperties: Bool) {
         self.schema = schema
         accessorsAreReusable = cellFreeOrder != nil && storesOnlyPersistedProperties
-        self.cellsAreClaimable = cellsAreClaimable
+        self.constructionOrder = constructionOrder
         self.prototypeCells = prototypeCells
         self.cellFreeOrder = cellFreeOrder.map { order in
             let buffer = UnsafeMutableBufferPointer<Int32>.allocate(capacity: order.count)
@@ -46,22 +45,6 @@ final class ClassInfo: @unchecked Sendable {
     }
 
     deinit { cellFreeOrder?.deallocate() }
-
-    /// The property index of the wrapper reached through `keyPath` (whose cell is `cell` in `object`). Learned on
-    /// the first access through each key path by finding the cell among the object's cells.
-    func propertyIndex(keyPath: AnyKeyPath, cell: PersistedCellBase, in object: ObjectBase) -> Int {
-        lock.lock()
-        let known = indexByKeyPath[keyPath]
-        lock.unlock()
-        if let known { return known }
-        guard let index = SchemaDiscovery.cells(of: object).firstIndex(where: { $0 === cell }) else {
-            fatalError("Columnar: a @Persisted property of \(schema.className) is not among its persisted properties")
-        }
-        lock.lock()
-        indexByKeyPath[keyPath] = index
-        lock.unlock()
-        return index
-    }
 }
 
 enum SchemaDiscovery {
@@ -83,16 +66,14 @@ enum SchemaDiscovery {
         let prototype = type.init()
         // The cells construction made, in the order it made them (with those of any other objects it made).
         let constructionCells = Array(state.pendingCells[pendingBefore...])
-        let superclass = Mirror(reflecting: prototype).superclassMirror?.subjectType
         let schema = discover(type, prototype: prototype)
         let prototypeCells = cells(of: prototype)
-        let cellFreeOrder = cellFreeConstructionOrder(type, prototypeCells: prototypeCells,
-                                                      constructionCells: constructionCells, state: state)
+        let order = constructionOrder(prototypeCells: prototypeCells, constructionCells: constructionCells)
+        let cellFreeOrder = order.flatMap { cellFreeConstructionOrder(type, order: $0, state: state) }
         state.discoveryDepth -= 1
         // Forget the prototype's cells.
         state.pendingCells.removeLast(state.pendingCells.count - pendingBefore)
-        let info = ClassInfo(schema: schema,
-                             cellsAreClaimable: superclass == Object.self || superclass == EmbeddedObject.self,
+        let info = ClassInfo(schema: schema, constructionOrder: order,
                              prototypeCells: prototypeCells, cellFreeOrder: cellFreeOrder,
                              storesOnlyPersistedProperties: storesOnlyPersistedProperties(prototype))
         lock.lock()
@@ -115,17 +96,24 @@ enum SchemaDiscovery {
         return byName.values.filter { $0.count == 1 }.map { $0[0].schema.objectClass }
     }
 
-    /// The order in which construction initialises the class's wrappers, as schema indexes, when its accessor
-    /// objects can be made without cells (see the top of this file); nil when they cannot.
-    private static func cellFreeConstructionOrder(_ type: ObjectBase.Type, prototypeCells: [PersistedCellBase],
-                                                  constructionCells: [PersistedCellBase],
-                                                  state: ThreadLocalState) -> [Int32]? {
-        guard !(type is Encodable.Type), constructionCells.count == prototypeCells.count else { return nil }
+    /// The order in which construction makes the class's cells, as schema indexes; nil when construction makes
+    /// other cells too.
+    private static func constructionOrder(prototypeCells: [PersistedCellBase],
+                                          constructionCells: [PersistedCellBase]) -> [Int32]? {
+        guard constructionCells.count == prototypeCells.count else { return nil }
         var order: [Int32] = []
         for cell in constructionCells {
             guard let index = prototypeCells.firstIndex(where: { $0 === cell }) else { return nil }
             order.append(Int32(index))
         }
+        return order
+    }
+
+    /// The construction `order`, when the class's accessor objects can be made without cells (see the top of this
+    /// file); nil when they cannot.
+    private static func cellFreeConstructionOrder(_ type: ObjectBase.Type, order: [Int32],
+                                                  state: ThreadLocalState) -> [Int32]? {
+        guard !(type is Encodable.Type) else { return nil }
         // Construct one without cells, as RealmCore.materialize will: an initializer that reads or writes its
         // properties (it would find no values) rules the class out.
         state.cellFreeObjectWasAccessed = false
