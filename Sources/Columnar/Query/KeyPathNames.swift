@@ -16,8 +16,11 @@
 // for key paths: `sorted(by:)`-style key path APIs and the translation of Foundation's `#Predicate`.
 //
 // Limits: a key path must read persisted properties only, one after the other along links and collections.
-// A computed property (even one that just returns a persisted property), an ignored (non-`@Persisted`)
-// property, or a path that ends inside a collection (`\.dogs[0]`, `\.dogs.count`) has no name and yields nil.
+// A get-only computed property (even one that just returns a persisted property), a settable one that converts
+// what it reads, an ignored (non-`@Persisted`) property, or a path that ends inside a collection (`\.dogs[0]`,
+// `\.dogs.count`) has no name and yields nil. A settable alias (`get { name } set { name = newValue }`) is taken
+// for the property it reads and writes: the wrapper's subscript does not receive the property's own key path to
+// compare (see `names(from:keyPath:exact:result:)`).
 // Key paths through a Map subscript stop there (a probe cannot guess a key: `\.dogsByName["rex"]?.name` is
 // nil), and LinkingObjects cannot hold a probe element, so `\.owners[0].name` stops with an index out of range,
 // as it would on any unmanaged object.
