@@ -48,8 +48,8 @@ open class ObjectBase: CustomStringConvertible {
     var _cells: [PersistedCellBase]?
 
     /// Points this accessor object at the row `key` of the same table in the same Realm, as if it had just been
-    /// made for that row (`ResultsIteration` reuses the object it handed out last once nothing else can reach it;
-    /// AccessorReuse.swift). The core and binding stay: no reference count changes.
+    /// made for that row (a loop's `LoopAccessor` reuses the object it handed out last once nothing else can reach
+    /// it; AccessorReuse.swift). The core and binding stay: no reference count changes.
     final func _repoint(key: columnar_key, generation: UInt64) {
         _location!.repoint(key: key, generation: generation)   // one change: `didSet` updates the unmanaged copy
     }
@@ -204,7 +204,7 @@ open class ObjectBase: CustomStringConvertible {
 
     // MARK: Managed access (the Persisted wrapper's subscript lands here)
 
-    /// The column of the property whose wrapper holds `cell`, found once per class by key path.
+    /// The column of the property whose wrapper holds `cell`, by the cell's schema index.
     func _column(of cell: PersistedCellBase) -> columnar_col_id {
         let binding = _location!.binding
         if cell.propertyIndex < 0 {

@@ -6,8 +6,8 @@
 // state in a small class (`PersistedCell`) so that the copies `Mirror` hands out share it: schema discovery reads
 // the declared attributes from it, and binding an object to its row records the column in it.
 //
-// Unmanaged objects keep values in the cell. Managed objects read and write their row's columns: the column of a
-// property is found once per class by key path and cached in the cell.
+// Unmanaged objects keep values in the cell. Managed objects read and write their row's columns: a cell knows its
+// property's schema index (told when its object claims it at construction), which names the column.
 //
 // Accessor objects that `RealmCore.materialize` makes for rows have no cells at all when their class allows it
 // (ClassInfo.cellFreeOrder): while it constructs one, each wrapper's initializer takes its schema index from the
