@@ -1,5 +1,5 @@
-// AccessorReuse: when a loop over Results may hand out the accessor object it made for the previous element again,
-// pointed at the next row, instead of making a new one.
+// AccessorReuse: when a loop over Results, a list or a set of objects may hand out the accessor object it made for
+// the previous element again, pointed at the next row, instead of making a new one (LoopAccessor, below).
 //
 // `for item in realm.objects(Item.self) { sum += item.value }` makes one accessor object per row and frees it at
 // the end of the loop's body; making and freeing it (an allocation, the class's initializer, a retain and a release
