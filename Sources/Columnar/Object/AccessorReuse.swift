@@ -57,10 +57,14 @@ enum AccessorReuse {
 
     /// Whether `object` is referenced by nothing but the caller's one strong reference (which must not be a
     /// reference the compiler manages: the caller holds it as `Unmanaged`).
+    /// The strong count is asked first: it is the one that says no for elements a loop keeps (`Array(results)`),
+    /// and then the other two calls are not made.
     @inline(__always)
     static func isReferencedOnlyByCaller(_ object: Unmanaged<ObjectBase>) -> Bool {
         guard let expected = onlyReferenceCounts else { return false }
-        return Counts(object.toOpaque()) == expected
+        let pointer = object.toOpaque()
+        return runtimeStrongCount(pointer) == expected.strong && runtimeUnownedCount(pointer) == expected.unowned
+            && runtimeWeakCount(pointer) == expected.weak
     }
 
     private final class Probe {}

@@ -208,8 +208,8 @@ open class ObjectBase: CustomStringConvertible {
     func _column(of cell: PersistedCellBase) -> columnar_col_id {
         let binding = _location!.binding
         if cell.propertyIndex < 0 {
-            // Cells of objects made with them (RealmCore.materialize) learn their indexes there; this is for any
-            // other: the object's cells in schema order, all numbered at once.
+            // Claimed cells learn their indexes when their object claims them (init above); this is for cells
+            // found with Mirror: the object's cells in schema order, all numbered at once.
             let cells = SchemaDiscovery.cells(of: self)
             for (index, each) in cells.enumerated() { each.propertyIndex = index }
             guard cell.propertyIndex >= 0 else {

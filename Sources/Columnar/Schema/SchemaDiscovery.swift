@@ -69,7 +69,7 @@ enum SchemaDiscovery {
         let schema = discover(type, prototype: prototype)
         let prototypeCells = cells(of: prototype)
         let order = constructionOrder(prototypeCells: prototypeCells, constructionCells: constructionCells)
-        let cellFreeOrder = order.flatMap { cellFreeConstructionOrder(type, order: $0, state: state) }
+        let cellFreeOrder = order.flatMap { canMakeAccessorsWithoutCells(type, order: $0, state: state) ? $0 : nil }
         state.discoveryDepth -= 1
         // Forget the prototype's cells.
         state.pendingCells.removeLast(state.pendingCells.count - pendingBefore)
@@ -109,11 +109,11 @@ enum SchemaDiscovery {
         return order
     }
 
-    /// The construction `order`, when the class's accessor objects can be made without cells (see the top of this
-    /// file); nil when they cannot.
-    private static func cellFreeConstructionOrder(_ type: ObjectBase.Type, order: [Int32],
-                                                  state: ThreadLocalState) -> [Int32]? {
-        guard !(type is Encodable.Type) else { return nil }
+    /// Whether the class's accessor objects can be made without cells, their wrappers taking the schema indexes of
+    /// the construction `order` (see the top of this file).
+    private static func canMakeAccessorsWithoutCells(_ type: ObjectBase.Type, order: [Int32],
+                                                     state: ThreadLocalState) -> Bool {
+        guard !(type is Encodable.Type) else { return false }
         // Construct one without cells, as RealmCore.materialize will: an initializer that reads or writes its
         // properties (it would find no values) rules the class out.
         state.cellFreeObjectWasAccessed = false
@@ -124,7 +124,7 @@ enum SchemaDiscovery {
         }
         CellFreeConstruction.reset()
         state.cellFreeObjectWasAccessed = false
-        return usable ? order : nil
+        return usable
     }
 
     /// Whether every stored property declared below the library's own base classes is a `@Persisted` wrapper.
