@@ -95,10 +95,16 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         if snapshot.leadingState == state && (snapshot.leading.count >= count || snapshot.leadingIsAll) {
             return snapshot.leading.prefix(count)
         }
-        guard let target else { return [] }
         let selected: [columnar_key]?
-        do { selected = try query.leadingKeys(core: core, target: target, source: source, limit: count) } catch {
-            fatalError("Columnar: cannot read \(target.className) objects: \(error)")
+        if query.seek != nil, let binding,
+           let keys = try? query.preparedSeekKeys(core: core, table: binding.table, source: source) {
+            // A prepared seek needs neither the query model nor a program (PreparedSeek.swift).
+            selected = keys.count <= count ? keys : Array(keys.prefix(count))
+        } else {
+            guard let target else { return [] }
+            do { selected = try query.leadingKeys(core: core, target: target, source: source, limit: count) } catch {
+                fatalError("Columnar: cannot read \(target.className) objects: \(error)")
+            }
         }
         guard let selected else { return keys.prefix(count) }
         snapshot.leading = selected

@@ -62,7 +62,7 @@ extension Results {
     /// kind of property, no ordered index, an unknown property whose error the aggregate reports). It needs neither
     /// the query model nor a program, so the call costs about the index's descent.
     private func wholeTableIndexExtremes(_ property: String, wanted: UInt32) -> AggregateResult? {
-        guard case .table = source, query.predicate == nil, query.distinct.isEmpty, !isInvalidated,
+        guard case .table = source, !query.hasPredicate, query.distinct.isEmpty, !isInvalidated,
               let table = currentBinding?.table,
               let path = try? core.resolvedKeyPath(property, table: table, for: .minMax),
               let (column, type) = path.ownColumn

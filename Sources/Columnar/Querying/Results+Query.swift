@@ -24,22 +24,39 @@ extension Results {
     }
 
     func filtered(_ predicateFormat: String, _ args: [Any]) throws -> Results<Element> {
+        // A repeated equality on an indexed property skips everything below (PreparedSeek.swift).
+        if let prepared = preparedSeekFiltered(predicateFormat, args) { return prepared }
         let (predicate, templateID) = try PredicateParser.parseTemplated(predicateFormat, arguments: args)
-        return try filtered(predicate, text: predicateFormat, templateID: templateID)
+        guard let target else { return self }
+        let checked = try check(predicate, text: predicateFormat, templateID: templateID, target: target)
+        if templateID != nil { noteSeekTemplate(predicateFormat, args, checked: checked, target: target) }
+        return adding(checked, text: predicateFormat)
     }
 
-    /// Adds a parsed predicate (from any front end) to the selection, checking it against the model now. A
-    /// predicate made from a cached parse template (`templateID`) reuses the check of its template's first one,
-    /// except over a collection of values, whose model describes the element type rather than the bound classes.
+    /// Adds a parsed predicate (from any front end) to the selection, checking it against the model now.
     func filtered(_ predicate: QueryPredicate, text: String?, templateID: Int? = nil) throws -> Results<Element> {
         guard let target else { return self }
-        let checked = source.holdsValues
+        return adding(try check(predicate, text: text, templateID: templateID, target: target),
+                      text: text ?? predicate.description)
+    }
+
+    /// A parsed predicate checked against the target's model. A predicate made from a cached parse template
+    /// (`templateID`) reuses the check of its template's first one, except over a collection of values, whose
+    /// model describes the element type rather than the bound classes.
+    private func check(_ predicate: QueryPredicate, text: String?, templateID: Int?, target: QueryTarget) throws
+        -> CheckedPredicate
+    {
+        source.holdsValues
             ? try TypeChecker.check(predicate, table: target.table, model: target.model, query: text)
             : try core.checkedPredicate(predicate, templateID: templateID, table: target.table, model: target.model,
                                         query: text)
+    }
+
+    /// The results with a checked predicate added to the selection (ANDed with the one there).
+    private func adding(_ checked: CheckedPredicate, text: String) -> Results<Element> {
         var query = self.query
         query.predicate = query.predicate.map { .and([$0, checked]) } ?? checked
-        query.predicateText.append(text ?? predicate.description)
+        query.predicateText.append(text)
         return with(query)
     }
 

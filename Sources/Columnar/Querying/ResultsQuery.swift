@@ -64,9 +64,38 @@ enum ResultsSource {
 
 /// The selection a Results value applies to its source: checked predicate, sort keys, distinct key paths.
 struct ResultsQuery {
-    var predicate: CheckedPredicate?
-    /// The predicate's text, for `description` and `explain`.
-    var predicateText: [String] = []
+    /// The checked predicate, unless `seek` stands for it.
+    private var checkedPredicate: CheckedPredicate?
+    /// A predicate that is one exact index seek, made from a seek template by a repeated `filter(format, value)`
+    /// (PreparedSeek.swift): its checked form is made only when something other than the seek needs it.
+    private(set) var seek: PreparedSeek?
+
+    var predicate: CheckedPredicate? {
+        get { seek?.predicate ?? checkedPredicate }
+        set {
+            if let seek { texts = [seek.format] }
+            checkedPredicate = newValue
+            seek = nil
+        }
+    }
+
+    var hasPredicate: Bool { seek != nil || checkedPredicate != nil }
+
+    /// The predicates' text, for `description` and `explain`: the format strings, or each predicate's description.
+    var predicateText: [String] {
+        get { seek.map { [$0.format] } ?? texts }
+        set { texts = newValue }
+    }
+
+    private var texts: [String] = []
+
+    init() {}
+
+    /// The selection of one prepared seek.
+    init(seek: PreparedSeek) {
+        self.seek = seek
+    }
+
     /// Sorting and distinct, in the order they were asked for (realm-core applies them in call order: distinct
     /// then sorted keeps the first object of each value in the old order, then sorts those).
     enum OrderingStep: Equatable {
@@ -104,7 +133,7 @@ struct ResultsQuery {
         }
     }
 
-    var isTrivial: Bool { predicate == nil && orderingSteps.isEmpty }
+    var isTrivial: Bool { !hasPredicate && orderingSteps.isEmpty }
 
     /// The compiled program and an executor for it in the core's current transaction.
     func executor(core: RealmCore, target: QueryTarget, source: ResultsSource) -> QueryExecutor {
@@ -116,11 +145,22 @@ struct ResultsQuery {
     /// The keys of the objects an unordered selection of a table holds when its predicate is one exact index
     /// seek (an indexed property equal to a value): the index's answer, with no program compiled or run.
     private func exactSeekKeys(core: RealmCore, target: QueryTarget, source: ResultsSource) throws -> [Int64]? {
-        guard source.isTable, orderingSteps.isEmpty, let predicate,
+        guard source.isTable, orderingSteps.isEmpty else { return nil }
+        if let keys = try preparedSeekKeys(core: core, table: target.table, source: source) { return keys }
+        guard let predicate,
               let seek = QueryCompiler.exactIndexSeek(predicate, table: target.table, model: target.model)
         else { return nil }
         return try QueryExecutor.indexSeekKeys(transaction: core.currentTransaction, table: target.table,
                                                column: seek.column, constant: seek.constant)
+    }
+
+    /// The keys a prepared seek selects, when the selection is one that holds for `table` in the core's binding
+    /// generation; nil otherwise. Needs no query model.
+    func preparedSeekKeys(core: RealmCore, table: columnar_table_id, source: ResultsSource) throws -> [Int64]? {
+        guard let seek, source.isTable, orderingSteps.isEmpty, seek.bindingGeneration == core.bindingGeneration,
+              seek.table == table else { return nil }
+        return try QueryExecutor.indexSeekKeys(transaction: core.currentTransaction, table: table,
+                                               column: seek.template.column, constant: seek.constant)
     }
 
     /// The keys of the selected objects (or positions of the selected values), in order.
@@ -159,7 +199,7 @@ struct ResultsQuery {
         if orderingSteps.isEmpty {
             // Unordered: the first matches in the order the whole selection lists them, found by stopping early.
             if let keys = try exactSeekKeys(core: core, target: target, source: source) {
-                return Array(keys.prefix(limit))
+                return keys.count <= limit ? keys : Array(keys.prefix(limit))
             }
             return try executor(core: core, target: target, source: source).matchingKeys(limit: limit)
         }

@@ -436,6 +436,24 @@ struct Checker {
         case (_, .null): return .null
         case (_, .list): throw QueryTypeError(range: range, message: "a list of values is only allowed after IN or BETWEEN")
         case (COLUMNAR_TYPE_MIXED, _): return try mixedConstant(value, at: range)
+        case (COLUMNAR_TYPE_DECIMAL128, _):
+            guard let bits = model.decimals?.encode(value) else { throw mismatch() }
+            return .decimal128(bits)
+        case (COLUMNAR_TYPE_LINK, .object(let object)):
+            return .link(table: other.target ?? 0, key: try linkedKey(object, comparedWith: other, at: range))
+        case (COLUMNAR_TYPE_LINK, _):
+            throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil, an object or another link")
+        default:
+            guard let converted = Self.plainConstant(value, toColumnOf: type) else { throw mismatch() }
+            return converted
+        }
+    }
+
+    /// A non-null constant converted to a column type whose conversion needs nothing of the model (every type but
+    /// mixed, decimal and link), or nil when the type does not take the value. `convert` goes through this, and so
+    /// does a prepared seek (SeekTemplate.swift), so both convert a value the same way.
+    static func plainConstant(_ value: QueryValue, toColumnOf type: columnar_type) -> ScalarValue? {
+        switch (type, value) {
         case (COLUMNAR_TYPE_INT, .int(let int)), (COLUMNAR_TYPE_FLOAT, .int(let int)),
              (COLUMNAR_TYPE_DOUBLE, .int(let int)):
             return .int(int)
@@ -445,9 +463,6 @@ struct Checker {
         case (COLUMNAR_TYPE_INT, .double(let double)), (COLUMNAR_TYPE_FLOAT, .double(let double)),
              (COLUMNAR_TYPE_DOUBLE, .double(let double)):
             return .double(double)
-        case (COLUMNAR_TYPE_DECIMAL128, _):
-            guard let bits = model.decimals?.encode(value) else { throw mismatch() }
-            return .decimal128(bits)
         case (COLUMNAR_TYPE_BOOL, .bool(let bool)): return .bool(bool)
         case (COLUMNAR_TYPE_BOOL, .int(let int)) where int == 0 || int == 1: return .bool(int == 1)
         case (COLUMNAR_TYPE_STRING, .string(let text)): return .string(Array(text.utf8))
@@ -456,18 +471,14 @@ struct Checker {
         case (COLUMNAR_TYPE_TIMESTAMP, .timestamp(let time)): return Self.stored(time)
         case (COLUMNAR_TYPE_OBJECTID, .objectId(let bytes)): return .objectId(bytes)
         case (COLUMNAR_TYPE_OBJECTID, .string(let text)):
-            guard let bytes = QueryValue.bytes(fromHex: text), bytes.count == 12 else { throw mismatch() }
+            guard let bytes = QueryValue.bytes(fromHex: text), bytes.count == 12 else { return nil }
             return .objectId(bytes)
         case (COLUMNAR_TYPE_UUID, .uuid(let bytes)): return .uuid(bytes)
         case (COLUMNAR_TYPE_UUID, .string(let text)):
-            guard let uuid = UUID(uuidString: text) else { throw mismatch() }
+            guard let uuid = UUID(uuidString: text) else { return nil }
             return .uuid(withUnsafeBytes(of: uuid.uuid) { Array($0) })
-        case (COLUMNAR_TYPE_LINK, .object(let object)):
-            return .link(table: other.target ?? 0, key: try linkedKey(object, comparedWith: other, at: range))
-        case (COLUMNAR_TYPE_LINK, _):
-            throw QueryTypeError(range: range, message: "\(other.description) is a link; it can only be compared with nil, an object or another link")
         default:
-            throw mismatch()
+            return nil
         }
     }
 

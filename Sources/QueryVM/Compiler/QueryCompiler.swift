@@ -66,6 +66,20 @@ extension QueryCompiler {
     }
 }
 
+extension QueryCompiler {
+    /// Whether an index of a column of `type` answers equality with `constant` exactly: the constant is not null
+    /// and of the column's own type (an int column's index is not asked for a double, say).
+    static func isExactSeekConstant(_ constant: ScalarValue, type: columnar_type) -> Bool {
+        switch (type, constant) {
+        case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
+             (COLUMNAR_TYPE_TIMESTAMP, .timestamp), (COLUMNAR_TYPE_OBJECTID, .objectId), (COLUMNAR_TYPE_UUID, .uuid):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
 private struct Emitter {
     let model: QueryModel
     let table: columnar_table_id
@@ -435,14 +449,8 @@ private struct Emitter {
     {
         guard comparison.op == .equal, comparison.options.isEmpty, comparison.upperBound == nil,
               let (column, type) = directColumn(comparison.lhs),
-              case .constant(let constant) = comparison.rhs, !constant.isNull else { return nil }
-        switch (type, constant) {
-        case (COLUMNAR_TYPE_INT, .int), (COLUMNAR_TYPE_BOOL, .bool), (COLUMNAR_TYPE_STRING, .string),
-             (COLUMNAR_TYPE_TIMESTAMP, .timestamp), (COLUMNAR_TYPE_OBJECTID, .objectId), (COLUMNAR_TYPE_UUID, .uuid):
-            break
-        default:
-            return nil
-        }
+              case .constant(let constant) = comparison.rhs, QueryCompiler.isExactSeekConstant(constant, type: type)
+        else { return nil }
         // Looked at in place, where `valueProperty` would copy the property's description out. No two properties
         // share a column, so this tests the one property stored there.
         guard model.tables[table]?.properties.contains(where: {

@@ -85,6 +85,10 @@ final class ParsedPredicateCache: @unchecked Sendable {
         return (parsed, id)
     }
 
+    /// The placeholders of `format`, one per argument index, or nil when the format cannot be cached (`%K`,
+    /// `[%@]`) or does not lex.
+    func specifiers(of format: String) -> [FormatSpecifier]? { entry(format).specifiers }
+
     /// The entry of a format string, lexing it the first time it is seen.
     private func entry(_ format: String) -> FormatEntry {
         if let entry = lock.withLock({ formats[format] }) { return entry }
@@ -138,8 +142,8 @@ extension QueryValue {
         return false
     }
 
-    /// Which case the value is, for the cache's key.
-    fileprivate var kindTag: UInt8 {
+    /// Which case the value is, for the cache's key (and a prepared seek's, SeekTemplate.swift).
+    var kindTag: UInt8 {
         switch self {
         case .null: return 0
         case .bool: return 1
@@ -162,7 +166,7 @@ extension QueryValue {
 
 extension QueryPredicate {
     /// The predicate with each constant that came from argument `i` replaced by `values[i]`.
-    fileprivate func substituting(_ values: [QueryValue]) -> QueryPredicate {
+    func substituting(_ values: [QueryValue]) -> QueryPredicate {
         var result = self
         switch kind {
         case .constant: break
@@ -184,7 +188,7 @@ extension QueryPredicate {
 }
 
 extension QueryExpression {
-    fileprivate func substituting(_ values: [QueryValue]) -> QueryExpression {
+    func substituting(_ values: [QueryValue]) -> QueryExpression {
         var result = self
         switch kind {
         case .constant(_, let index?): result.kind = .constant(values[index], argumentIndex: index)
