@@ -186,6 +186,24 @@ final class PreparedSeekTests: RealmTestCase {
         XCTAssertTrue(results.map(\.id).contains(101))
     }
 
+    func testSeeksMovedToAnotherCoreBecomeCheckedPredicates() throws {
+        let realm = try openRealm()
+        try fill(realm, count: 30)
+        let items = realm.objects(SeekItem.self)
+        _ = items.filter("string == %@", "abc").count
+        let seek = items.filter("string == %@", "abc")
+        XCTAssertNotNil(seek.query.seek)
+        let expected = seek.map(\.id).sorted()
+        // Another core counts its binding generations from its own start: the seek becomes the predicate it stands for.
+        let frozen = seek.freeze()
+        XCTAssertNil(frozen.query.seek)
+        XCTAssertEqual(frozen.map(\.id).sorted(), expected)
+        XCTAssertEqual(frozen.query.predicateText, ["string == %@"])
+        let thawed = try XCTUnwrap(frozen.thaw())
+        XCTAssertNil(thawed.query.seek)
+        XCTAssertEqual(thawed.map(\.id).sorted(), expected)
+    }
+
     func testTemplatesAreDroppedWhenTheBindingsChange() throws {
         let realm = try openRealm()
         try fill(realm, count: 10)

@@ -138,7 +138,7 @@ extension Results {
     /// The same selection in another core of the same file.
     func rebound(to core: RealmCore) -> Results<Element> {
         Results(core: core, binding: binding.map { core.requireBinding(like: $0) },
-                source: source.rebound(to: core), query: query)
+                source: source.rebound(to: core), query: query.withoutPreparedSeek)
     }
 
     /// Registers a block called with the results' changes: `.initial` first, then `.update` after each write that

@@ -81,6 +81,14 @@ struct ResultsQuery {
 
     var hasPredicate: Bool { seek != nil || checkedPredicate != nil }
 
+    /// The same selection with a prepared seek turned into its checked predicate: for another core, whose binding
+    /// generations are its own.
+    var withoutPreparedSeek: ResultsQuery {
+        var query = self
+        if seek != nil { query.predicate = predicate }
+        return query
+    }
+
     /// The predicates' text, for `description` and `explain`: the format strings, or each predicate's description.
     var predicateText: [String] {
         get { seek.map { [$0.format] } ?? texts }
