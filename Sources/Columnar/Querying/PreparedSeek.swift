@@ -12,54 +12,61 @@
 import CColumnar
 import QueryVM
 
-/// A predicate that is one exact index seek, from a seek template and one argument value.
-struct PreparedSeek {
+/// A seek template of one format on one table, for one binding generation of one core.
+final class SeekPlan {
     let template: SeekTemplate
-    /// The table and binding generation the template was made for; the seek is used only while both hold.
+    /// The format string: the key of the plan, and the predicate's text.
+    let format: String
+    /// The table and binding generation the template was made for; a seek is used only while both hold.
     let table: columnar_table_id
     let bindingGeneration: UInt64
+
+    init(template: SeekTemplate, format: String, table: columnar_table_id, bindingGeneration: UInt64) {
+        self.template = template
+        self.format = format
+        self.table = table
+        self.bindingGeneration = bindingGeneration
+    }
+}
+
+/// A predicate that is one exact index seek: a plan and one argument value. Kept small, since every copy of a
+/// Results value copies it.
+struct PreparedSeek {
+    let plan: SeekPlan
     /// The argument as the query takes it, and the constant the index is asked for.
     let value: QueryValue
     let constant: ScalarValue
-    /// The format string, the predicate's text.
-    let format: String
+
+    var format: String { plan.format }
 
     /// The checked predicate the full path makes for the same call.
-    var predicate: CheckedPredicate { template.predicate(value: value, constant: constant) }
+    var predicate: CheckedPredicate { plan.template.predicate(value: value, constant: constant) }
 }
 
-/// The seek templates a core made last, by format string and table. A program repeats few formats, so a handful
-/// of entries, searched most recent first, answer without hashing the format (a literal compares equal to itself at
-/// the cost of a pointer comparison).
+/// The seek plans a core made last. A program repeats few formats, so a handful of plans, searched most recent
+/// first, answer without hashing the format (a literal compares equal to itself at the cost of a pointer
+/// comparison).
 struct SeekTemplateMemo {
-    private struct Entry {
-        let format: String
-        let table: columnar_table_id
-        let bindingGeneration: UInt64
-        let template: SeekTemplate
-    }
-
     static let capacity = 8
-    private var entries: [Entry] = []
+    private var plans: [SeekPlan] = []
 
-    /// The template for `format` on `table` in `bindingGeneration`, or nil.
-    mutating func template(_ format: String, table: columnar_table_id, bindingGeneration: UInt64) -> SeekTemplate? {
-        guard let index = entries.firstIndex(where: { $0.table == table && $0.format == format }) else { return nil }
-        let entry = entries[index]
-        guard entry.bindingGeneration == bindingGeneration else {
-            entries.remove(at: index)
+    /// The plan for `format` on `table` in `bindingGeneration`, or nil.
+    mutating func plan(_ format: String, table: columnar_table_id, bindingGeneration: UInt64) -> SeekPlan? {
+        guard let index = plans.firstIndex(where: { $0.table == table && $0.format == format }) else { return nil }
+        let plan = plans[index]
+        guard plan.bindingGeneration == bindingGeneration else {
+            plans.remove(at: index)
             return nil
         }
-        if index > 0 { entries.swapAt(index, index - 1) }
-        return entry.template
+        if index > 0 { plans.swapAt(index, index - 1) }
+        return plan
     }
 
-    /// Keeps a template, dropping the one used least recently when full.
-    mutating func keep(_ template: SeekTemplate, format: String, table: columnar_table_id, bindingGeneration: UInt64) {
-        entries.removeAll { $0.table == table && $0.format == format }
-        if entries.count >= Self.capacity { entries.removeLast() }
-        entries.insert(Entry(format: format, table: table, bindingGeneration: bindingGeneration, template: template),
-                       at: 0)
+    /// Keeps a plan, dropping the one used least recently when full.
+    mutating func keep(_ plan: SeekPlan) {
+        plans.removeAll { $0.table == plan.table && $0.format == plan.format }
+        if plans.count >= Self.capacity { plans.removeLast() }
+        plans.insert(plan, at: 0)
     }
 }
 
@@ -68,13 +75,11 @@ extension Results {
     /// `arguments`; nil sends the call down the full path.
     func preparedSeekFiltered(_ format: String, _ arguments: [Any]) -> Results<Element>? {
         guard query.isTrivial, source.isTable, !core.isFrozen, let binding, !binding.isDynamic else { return nil }
-        let generation = core.bindingGeneration
-        guard let template = core.seekTemplates.template(format, table: binding.table, bindingGeneration: generation),
-              let (value, constant) = template.seek(arguments)
+        guard let plan = core.seekTemplates.plan(format, table: binding.table,
+                                                 bindingGeneration: core.bindingGeneration),
+              let (value, constant) = plan.template.seek(arguments)
         else { return nil }
-        let seek = PreparedSeek(template: template, table: binding.table, bindingGeneration: generation, value: value,
-                                constant: constant, format: format)
-        return with(ResultsQuery(seek: seek))
+        return with(ResultsQuery(seek: PreparedSeek(plan: plan, value: value, constant: constant)))
     }
 
     /// After a full-path `filter(format, arguments)` of these results: keeps a seek template for the next call
@@ -85,7 +90,7 @@ extension Results {
               let template = SeekTemplate.make(format: format, arguments: arguments, checked: checked,
                                                table: target.table, model: target.model)
         else { return }
-        core.seekTemplates.keep(template, format: format, table: target.table,
-                                bindingGeneration: core.bindingGeneration)
+        core.seekTemplates.keep(SeekPlan(template: template, format: format, table: target.table,
+                                         bindingGeneration: core.bindingGeneration))
     }
 }

@@ -165,10 +165,10 @@ struct ResultsQuery {
     /// The keys a prepared seek selects, when the selection is one that holds for `table` in the core's binding
     /// generation; nil otherwise. Needs no query model.
     func preparedSeekKeys(core: RealmCore, table: columnar_table_id, source: ResultsSource) throws -> [Int64]? {
-        guard let seek, source.isTable, orderingSteps.isEmpty, seek.bindingGeneration == core.bindingGeneration,
-              seek.table == table else { return nil }
+        guard let seek, source.isTable, orderingSteps.isEmpty, seek.plan.bindingGeneration == core.bindingGeneration,
+              seek.plan.table == table else { return nil }
         return try QueryExecutor.indexSeekKeys(transaction: core.currentTransaction, table: table,
-                                               column: seek.template.column, constant: seek.constant)
+                                               column: seek.plan.template.column, constant: seek.constant)
     }
 
     /// The keys of the selected objects (or positions of the selected values), in order.

@@ -156,14 +156,15 @@ public struct Realm: Equatable {
 
     /// Every object of a class, or a projection of every object of its root class, as live results.
     public func objects<Element: RealmFetchable>(_ type: Element.Type) -> Results<Element> {
-        // RealmFetchable is RealmSwift's constraint: model classes and projections conform.
-        if let projection = type as? any ProjectionKind.Type {
-            return Results(core: core, binding: core.bindingIfStored(for: projection.rootObjectType))
+        // RealmFetchable is RealmSwift's constraint: model classes and projections conform. The class test comes
+        // first: it is a walk up the superclasses, where the projection test looks a conformance up in the runtime.
+        if let objectType = type as? ObjectBase.Type {
+            return Results(core: core, binding: core.bindingIfStored(for: objectType))
         }
-        guard let objectType = type as? ObjectBase.Type else {
+        guard let projection = type as? any ProjectionKind.Type else {
             fatalError("Columnar: \(type) is not a model class or a projection; objects(_:) lists only those")
         }
-        return Results(core: core, binding: core.bindingIfStored(for: objectType))
+        return Results(core: core, binding: core.bindingIfStored(for: projection.rootObjectType))
     }
 
     /// The object of a class with the given primary key, or nil.
