@@ -619,25 +619,43 @@ int cc_readable_value_column(columnar_txn *txn, uint32_t table, uint32_t column,
     return 0;
 }
 
-int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
-                     columnar_value *out) {
+/* Reads one value of an object. With `key_is_primary_key`, the int primary key of a table marked as keyed by it
+ * (cc_tstate.keys_are_primary_keys: every object's key is its primary key, and the mark ends in the transaction
+ * that breaks that) is answered from the object's key once the object is found, without loading the column's leaf:
+ * a lookup by an indexed value then reads the id as SQLite reads a rowid alias from its index entry. The generic
+ * read does not trust the mark, so a copy (copy.c) reads the stored values and decides its own mark from them. */
+static int obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                   bool key_is_primary_key, columnar_value *out) {
     const cc_column *col;
     int rc = cc_readable_value_column(txn, table, column, &col);
     if (rc) return rc;
     cc_tstate *ts;
     cc_rowpos pos;
     if ((rc = cc_obj_find(txn, table, key, &ts, &pos))) return rc;
+    const cc_table_schema *schema = cc_table_schema_get(txn, table);
+    if (key_is_primary_key && ts->keys_are_primary_keys && column == schema->primary_key &&
+        col->type == COLUMNAR_TYPE_INT) {
+        out->type = COLUMNAR_TYPE_INT;
+        out->is_null = false;
+        out->as.i = key;
+        return 0;
+    }
     uint8_t cell[16];
     bool is_null;
-    if ((rc = cc_row_get(txn, cc_table_schema_get(txn, table), &pos, column, cell, &is_null))) return rc;
+    if ((rc = cc_row_get(txn, schema, &pos, column, cell, &is_null))) return rc;
     cc_value_from_cell(col->type, cell, is_null, out);
     return 0;
+}
+
+int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
+                     columnar_value *out) {
+    return obj_get(txn, table, key, column, false, out);
 }
 
 int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                          int64_t *out_value, bool *out_is_null) {
     columnar_value value;
-    int rc = columnar_obj_get(txn, table, key, column, &value);
+    int rc = obj_get(txn, table, key, column, true, &value);
     if (rc) return rc;
     if (value.type != COLUMNAR_TYPE_INT && value.type != COLUMNAR_TYPE_BOOL && value.type != COLUMNAR_TYPE_LINK)
         return cc_error(COLUMNAR_ETYPE, 0, "", "column %u holds %s values, not integers", column, cc_type_name(value.type));

@@ -380,6 +380,8 @@ final class PrimaryKeyObjectKeyTests: DatabaseTestCase {
             XCTAssertEqual(try isMarked(txn, table), marked, "\(context), \(note)")
             for (value, key) in model {
                 XCTAssertEqual(try txn.findPrimaryKey(table, .int(value)), key, "id \(value), \(context), \(note)")
+                // The int read of a marked table's id answers from the key; every other table's reads the column.
+                XCTAssertEqual(try txn.getInt(table, key, id), value, "id of \(key), \(context), \(note)")
             }
             for _ in 0 ..< 40 {
                 let value = Int64.random(in: -2 ... nextAscending + 5, using: &generator)

@@ -526,7 +526,9 @@ int columnar_obj_get(columnar_txn *txn, columnar_table_id table, columnar_key ke
  *  COLUMNAR_EEXISTS (primary key value in use), COLUMNAR_ETOOBIG, COLUMNAR_EMISUSE. */
 int columnar_obj_set(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                      const columnar_value *value);
-/** Fast path for INT/BOOL/LINK columns: *out_value (0 when null) and *out_is_null. */
+/** Fast path for INT/BOOL/LINK columns: *out_value (0 when null) and *out_is_null. In a table whose objects are
+ *  all keyed by their int primary key (columnar_table_info's keys_are_primary_keys), the primary key is answered
+ *  from the object's key without reading its column; columnar_obj_get always reads the stored value. */
 int columnar_obj_get_int(columnar_txn *txn, columnar_table_id table, columnar_key key, columnar_col_id column,
                          int64_t *out_value, bool *out_is_null);
 /** Reads a single-valued column of `count` objects: out_values[i] is what columnar_obj_get gives for keys[i]. The
