@@ -75,7 +75,7 @@ final class PreparedSeekTests: RealmTestCase {
 
     /// The same call through the full path: no seek template is known, so the call parses and checks.
     private func fullPath(_ realm: Realm, _ body: () throws -> Results<SeekItem>) -> String {
-        realm.core.seekTemplates = SeekTemplateMemo()
+        realm.core.seekPlans = SeekPlanMemo()
         return outcome(body)
     }
 
@@ -171,7 +171,7 @@ final class PreparedSeekTests: RealmTestCase {
                        fullPath(realm) { items.filter("string == %@", "abc").filter("int > %@", 30) })
         // Equality of results compares their predicates' text: a seek's format stays first when more are added.
         let chained = abc.filter("int > %@", 30)
-        realm.core.seekTemplates = SeekTemplateMemo()
+        realm.core.seekPlans = SeekPlanMemo()
         XCTAssertEqual(chained, items.filter("string == %@", "abc").filter("int > %@", 30))
         XCTAssertNotEqual(chained, items.filter("int > %@", 30))
 

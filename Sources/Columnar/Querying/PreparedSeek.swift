@@ -1,8 +1,8 @@
 // PreparedSeek: `filter("indexedProperty == %@", v)` made again for another value, without parsing or checking.
 //
 // The first call of a format on a class takes the full path (the parse cache, the checker) and, when its checked
-// predicate is one exact index seek on the format's only argument, leaves a seek template (QueryVM's
-// SeekTemplate.swift) in the core's memo. A later call of the same format on the same table, in the same binding
+// predicate is one exact index seek on the format's only argument, leaves a seek plan in the core's memo: a seek
+// template (QueryVM's SeekTemplate.swift) with the format, the table and the binding generation. A later call of the same format on the same table, in the same binding
 // generation (the same classes bound to the same tables and columns), with an argument of the same kind, converts the
 // argument and records it in the new Results as a prepared seek: `first`, `count` and iteration then ask the index
 // for it directly, and anything else that needs the checked predicate (a sort, a further filter, `explain`,
@@ -46,7 +46,7 @@ struct PreparedSeek {
 /// The seek plans a core made last. A program repeats few formats, so a handful of plans, searched most recent
 /// first, answer without hashing the format (a literal compares equal to itself at the cost of a pointer
 /// comparison).
-struct SeekTemplateMemo {
+struct SeekPlanMemo {
     static let capacity = 8
     private var plans: [SeekPlan] = []
 
@@ -75,7 +75,7 @@ extension Results {
     /// `arguments`; nil sends the call down the full path.
     func preparedSeekFiltered(_ format: String, _ arguments: [Any]) -> Results<Element>? {
         guard query.isTrivial, source.isTable, !core.isFrozen, let binding, !binding.isDynamic else { return nil }
-        guard let plan = core.seekTemplates.plan(format, table: binding.table,
+        guard let plan = core.seekPlans.plan(format, table: binding.table,
                                                  bindingGeneration: core.bindingGeneration),
               let (value, constant) = plan.template.seek(arguments)
         else { return nil }
@@ -90,7 +90,7 @@ extension Results {
               let template = SeekTemplate.make(format: format, arguments: arguments, checked: checked,
                                                table: target.table, model: target.model)
         else { return }
-        core.seekTemplates.keep(SeekPlan(template: template, format: format, table: target.table,
+        core.seekPlans.keep(SeekPlan(template: template, format: format, table: target.table,
                                          bindingGeneration: core.bindingGeneration))
     }
 }

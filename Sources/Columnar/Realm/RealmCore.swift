@@ -122,8 +122,8 @@ final class RealmCore {
     /// Checked predicates by parse template and table, reused to check later predicates of the same template
     /// (RealmCore+QueryModel.swift).
     var checkedTemplates: (bindingGeneration: UInt64, predicates: [CheckedTemplateKey: CheckedPredicate]) = (0, [:])
-    /// Seek templates of repeated `filter("indexedProperty == %@", v)` calls (PreparedSeek.swift).
-    var seekTemplates = SeekTemplateMemo()
+    /// Seek plans of repeated `filter("indexedProperty == %@", v)` calls (PreparedSeek.swift).
+    var seekPlans = SeekPlanMemo()
     private var managedClassesCache: Set<ObjectIdentifier>?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     var addPolicy: Realm.UpdatePolicy = .error
