@@ -149,13 +149,20 @@ final class PreparedSeekTests: RealmTestCase {
         XCTAssertThrowsError(try items.filter(checking: "uuid == %@", "not a uuid"))
     }
 
-    func testSeeksFollowWritesFurtherFiltersSortsAndNotifications() throws {
+    /// A Realm of `count` items, its items, and `string == "abc"` answered by a prepared seek (a first call made
+    /// the plan).
+    private func abcSeek(count: Int) throws -> (Realm, Results<SeekItem>, Results<SeekItem>) {
         let realm = try openRealm()
-        try fill(realm, count: 20)
+        try fill(realm, count: count)
         let items = realm.objects(SeekItem.self)
         _ = items.filter("string == %@", "abc").count
         let abc = items.filter("string == %@", "abc")
         XCTAssertNotNil(abc.query.seek)
+        return (realm, items, abc)
+    }
+
+    func testSeeksFollowWritesFurtherFiltersSortsAndNotifications() throws {
+        let (realm, items, abc) = try abcSeek(count: 20)
         let before = abc.map(\.id)
         XCTAssertEqual(before.sorted(), (0..<20).filter { Self.strings[$0 % Self.strings.count] == "abc" })
 
@@ -187,12 +194,7 @@ final class PreparedSeekTests: RealmTestCase {
     }
 
     func testSeeksMovedToAnotherCoreBecomeCheckedPredicates() throws {
-        let realm = try openRealm()
-        try fill(realm, count: 30)
-        let items = realm.objects(SeekItem.self)
-        _ = items.filter("string == %@", "abc").count
-        let seek = items.filter("string == %@", "abc")
-        XCTAssertNotNil(seek.query.seek)
+        let (_, _, seek) = try abcSeek(count: 30)
         let expected = seek.map(\.id).sorted()
         // Another core counts its binding generations from its own start: the seek becomes the predicate it stands for.
         let frozen = seek.freeze()
