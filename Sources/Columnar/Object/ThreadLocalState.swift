@@ -8,7 +8,8 @@ import Glibc
 final class ThreadLocalState {
     /// Cells of `@Persisted` properties created and not yet claimed by their object: Swift initialises a class's
     /// stored properties before its superclass's `init`, so `ObjectBase.init` finds its own cells on top.
-    var pendingCells: [PersistedCellBase] = []
+    /// Unchecked for exclusivity: appended to and trimmed by plain calls that never call out (every cell made).
+    @exclusivity(unchecked) var pendingCells: [PersistedCellBase] = []
     /// Above 0 while schema discovery constructs a prototype (its cells are not claimed).
     var discoveryDepth = 0
     /// Set when a wrapper of a cell-free object is read or written before the object is managed: schema discovery

@@ -126,7 +126,7 @@ final class RealmCore {
     var seekPlans = SeekPlanMemo()
     private var managedClassesCache: Set<ObjectIdentifier>?
     /// The update policy of the `add` in progress, applied to objects reached through links.
-    var addPolicy: Realm.UpdatePolicy = .error
+    @exclusivity(unchecked) var addPolicy: Realm.UpdatePolicy = .error
 
     /// A core for the calling thread, or, with `queue`, for blocks running on that serial queue.
     init(file: StorageFile, configuration: Realm.Configuration, queue: DispatchQueue? = nil,
