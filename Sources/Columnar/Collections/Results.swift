@@ -72,6 +72,11 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
         guard !isInvalidated else { return [] }
         let state = keyState
         if snapshot.state != state {
+            if let seekKeys = preparedSeekKeys {
+                snapshot.keys = seekKeys
+                snapshot.state = state
+                return seekKeys
+            }
             guard let target else { return [] }
             do {
                 snapshot.keys = isWholeTable ? try core.keys(of: target.table)
@@ -96,10 +101,8 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
             return snapshot.leading.prefix(count)
         }
         let selected: [columnar_key]?
-        if query.seek != nil, let binding,
-           let keys = try? query.preparedSeekKeys(core: core, table: binding.table, source: source) {
-            // A prepared seek needs neither the query model nor a program (PreparedSeek.swift).
-            selected = keys.count <= count ? keys : Array(keys.prefix(count))
+        if let seekKeys = preparedSeekKeys {
+            selected = seekKeys.count <= count ? seekKeys : Array(seekKeys.prefix(count))
         } else {
             guard let target else { return [] }
             do { selected = try query.leadingKeys(core: core, target: target, source: source, limit: count) } catch {
@@ -145,6 +148,7 @@ public struct Results<Element: RealmCollectionValue>: Equatable, CustomStringCon
     public var count: Int {
         guard !isInvalidated else { return 0 }
         if !isWholeTable && snapshot.state == core.changeCounter { return snapshot.keys.count }
+        if let seekKeys = preparedSeekKeys { return seekKeys.count }
         guard let target else { return 0 }
         if isWholeTable { return core.objectCount(of: target.table) }
         do { return try query.count(core: core, target: target, source: source) } catch {

@@ -71,11 +71,26 @@ struct SeekPlanMemo {
 }
 
 extension Results {
+    /// The binding of results a filter may turn into a prepared seek: every object of a model class (nothing
+    /// filtered or ordered yet) in a live Realm; nil otherwise.
+    private var seekableBinding: ClassBinding? {
+        guard query.isTrivial, source.isTable, !core.isFrozen, let binding, !binding.isDynamic else { return nil }
+        return binding
+    }
+
+    /// The keys of these results when they are one prepared seek that still holds (same table, same binding
+    /// generation), found without the query model or a program; nil otherwise (then the full path answers, and
+    /// reports any error the seek would have met).
+    var preparedSeekKeys: [columnar_key]? {
+        guard query.seek != nil, let binding else { return nil }
+        return try? query.preparedSeekKeys(core: core, table: binding.table, source: source)
+    }
+
     /// These results filtered by a prepared seek when `format` has a seek template on this class that fits
     /// `arguments`; nil sends the call down the full path.
     func preparedSeekFiltered(_ format: String, _ arguments: [Any]) -> Results<Element>? {
-        guard query.isTrivial, source.isTable, !core.isFrozen, let binding, !binding.isDynamic else { return nil }
-        guard let plan = core.seekPlans.plan(format, table: binding.table,
+        guard let binding = seekableBinding,
+              let plan = core.seekPlans.plan(format, table: binding.table,
                                                  bindingGeneration: core.bindingGeneration),
               let (value, constant) = plan.template.seek(arguments)
         else { return nil }
@@ -85,8 +100,7 @@ extension Results {
     /// After a full-path `filter(format, arguments)` of these results: keeps a seek template for the next call
     /// when the checked predicate is one exact index seek on the format's only argument.
     func noteSeekTemplate(_ format: String, _ arguments: [Any], checked: CheckedPredicate, target: QueryTarget) {
-        guard query.isTrivial, source.isTable, !core.isFrozen, let binding, !binding.isDynamic,
-              binding.table == target.table,
+        guard let binding = seekableBinding, binding.table == target.table,
               let template = SeekTemplate.make(format: format, arguments: arguments, checked: checked,
                                                table: target.table, model: target.model)
         else { return }

@@ -122,8 +122,9 @@ final class RealmCore {
     /// Checked predicates by parse template and table, reused to check later predicates of the same template
     /// (RealmCore+QueryModel.swift).
     var checkedTemplates: (bindingGeneration: UInt64, predicates: [CheckedTemplateKey: CheckedPredicate]) = (0, [:])
-    /// Seek plans of repeated `filter("indexedProperty == %@", v)` calls (PreparedSeek.swift).
-    var seekPlans = SeekPlanMemo()
+    /// Seek plans of repeated `filter("indexedProperty == %@", v)` calls (PreparedSeek.swift). Unchecked for
+    /// exclusivity: every such call modifies it (most recent first), and nothing it runs meanwhile reaches the core.
+    @exclusivity(unchecked) var seekPlans = SeekPlanMemo()
     private var managedClassesCache: Set<ObjectIdentifier>?
     /// The update policy of the `add` in progress, applied to objects reached through links.
     @exclusivity(unchecked) var addPolicy: Realm.UpdatePolicy = .error

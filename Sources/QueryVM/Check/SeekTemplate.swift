@@ -45,7 +45,7 @@ public final class SeekTemplate: @unchecked Sendable {
         // The cheap tests first: every cacheable one-argument filter of a class comes through here once.
         guard arguments.count == 1, case .comparison(let comparison) = predicate, comparison.op == .equal,
               case .path(let path) = comparison.lhs, case .comparison(let written) = comparison.source.kind,
-              Self.argumentSide(of: written) != nil,
+              Self.comparesAKeyPathWithTheArgument(written),
               case let type = path.type, let seek = QueryCompiler.exactIndexSeek(predicate, table: table, model: model),
               let specifiers = ParsedPredicateCache.shared.specifiers(of: format), specifiers.count == 1,
               let value = argumentValue(arguments[0], specifier: specifiers[0]),
@@ -85,12 +85,11 @@ public final class SeekTemplate: @unchecked Sendable {
         return converted
     }
 
-    /// Which side of a written comparison is the format's argument (the other being a key path).
-    private static func argumentSide(of comparison: QueryComparison) -> QueryExpression? {
+    /// Whether a written comparison puts a key path against the format's argument, on either side.
+    private static func comparesAKeyPathWithTheArgument(_ comparison: QueryComparison) -> Bool {
         switch (comparison.lhs.kind, comparison.rhs.kind) {
-        case (.keyPath, .constant(_, 0?)): return comparison.rhs
-        case (.constant(_, 0?), .keyPath): return comparison.lhs
-        default: return nil
+        case (.keyPath, .constant(_, 0?)), (.constant(_, 0?), .keyPath): return true
+        default: return false
         }
     }
 }
